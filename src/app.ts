@@ -1,0 +1,104 @@
+/**
+ * buildApp: the request listener built from injected parts. The server, the CLI and the
+ * tests all build it the same way. Checks run in the contract's order:
+ * unknown path 404 → wrong method 405 → auth 401/403 → the route (415 → 413 → 400 …).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Authenticator } from './auth/bearer.js';
+import { errors } from './errors.js';
+import type { RequestContext } from './http/context.js';
+import { applyCors } from './http/cors.js';
+import type { Metrics } from './http/metrics.js';
+import { opsRoutes } from './http/ops-routes.js';
+import { plantRoutes } from './http/plants-routes.js';
+import { sendError, toApiError } from './http/respond.js';
+import { Router, type Match } from './http/router.js';
+import type { Logger } from './logger.js';
+import type { Settings } from './settings.js';
+import type { Store } from './store/store.js';
+
+export interface AppParts {
+  settings: Pick<Settings, 'bodyLimit' | 'corsOrigins'>;
+  store: Store;
+  authenticator: Authenticator;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const NOBODY = { owner: '', scopes: new Set<string>() };
+
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export function buildApp(parts: AppParts): RequestListener {
+  const { store, authenticator, logger, metrics } = parts;
+  const corsOrigins = new Set(parts.settings.corsOrigins);
+  const router = new Router();
+  const plants = plantRoutes(store, parts.settings.bodyLimit);
+  router.add('/plants', plants.collection);
+  router.add('/plants/{id}', plants.item);
+  for (const [template, operations] of Object.entries(opsRoutes(store, metrics))) router.add(template, operations);
+
+  function fail(ctx: RequestContext, error: unknown): void {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) {
+      const level = apiError.status === 500 ? 'error' : 'warn';
+      logger[level]({ reqId: ctx.requestId, err: error }, 'request failed');
+    }
+    if (ctx.res.headersSent) {
+      ctx.res.destroy();
+      return;
+    }
+    sendError(ctx.res, apiError);
+  }
+
+  async function dispatch(ctx: RequestContext, match: Match | undefined): Promise<void> {
+    if (match === undefined) throw errors.routeNotFound();
+    const { route } = match;
+    const method = ctx.req.method ?? 'GET';
+    const allow = route.allow.join(', ');
+    if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, allow);
+    if (method === 'OPTIONS') {
+      ctx.res.statusCode = 204;
+      ctx.res.setHeader('allow', allow);
+      ctx.res.end();
+      return;
+    }
+    const operation = route.operations[method];
+    if (operation === undefined) throw errors.methodNotAllowed(route.allow);
+    if (operation.scope !== undefined) {
+      ctx.principal = await authenticator.authorize(ctx.req.headers.authorization, operation.scope);
+    }
+    await operation.handle(ctx);
+  }
+
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const requestId = requestIdOf(req);
+    res.setHeader('x-request-id', requestId);
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const pathname = q === -1 ? url : url.slice(0, q);
+    const match = router.match(pathname);
+    const ctx: RequestContext = {
+      req,
+      res,
+      requestId,
+      pathname,
+      query: q === -1 ? '' : url.slice(q + 1),
+      param: match?.param ?? '',
+      principal: NOBODY,
+    };
+    res.once('close', () => {
+      const seconds = (performance.now() - started) / 1000;
+      const route = match?.route.template ?? 'unmatched';
+      metrics.observeRequest(route, req.method ?? '', res.statusCode, seconds);
+      logger.info({ reqId: requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    });
+    dispatch(ctx, match).catch((error: unknown) => fail(ctx, error));
+  };
+}

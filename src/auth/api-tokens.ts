@@ -1,0 +1,90 @@
+/**
+ * plantstore's own API tokens: `pst_` and 43 base64url characters (32 random bytes).
+ * Only the SHA-256 digest is stored; the token itself is shown once and never kept.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { errors } from '../errors.js';
+import type { TokenRecord, TokenStore } from '../store/store.js';
+import { READ, WRITE, type CredentialVerifier, type Principal, type Scope } from './principal.js';
+
+const TOKEN_SHAPE = /^pst_[A-Za-z0-9_-]{43}$/;
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function digestToken(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+export interface IssuedToken {
+  token: string;
+  record: TokenRecord;
+}
+
+export interface IssueOptions {
+  user: string;
+  readOnly?: boolean;
+  expiresInMs?: number;
+  /** Store it only when the store holds no token yet (the first-start admin token). */
+  onlyIfFirst?: boolean;
+}
+
+/** Creates and stores a token; undefined when onlyIfFirst and a token already exists. */
+export async function issueToken(store: TokenStore, options: IssueOptions): Promise<IssuedToken | undefined> {
+  const token = `pst_${randomBytes(32).toString('base64url')}`;
+  const now = new Date();
+  const scopes: Scope[] = options.readOnly === true ? [READ] : [READ, WRITE];
+  const record = {
+    id: `tok_${randomBytes(6).toString('hex')}`,
+    digest: digestToken(token),
+    user: options.user,
+    scopes,
+    createdAt: now,
+    expiresAt: options.expiresInMs === undefined ? null : new Date(now.getTime() + options.expiresInMs),
+  };
+  if (options.onlyIfFirst === true) {
+    if (!(await store.createFirstToken(record))) return undefined;
+  } else {
+    await store.createToken(record);
+  }
+  const { digest, ...shown } = record;
+  return { token, record: { ...shown, lastUsedAt: null, revokedAt: null } };
+}
+
+/** Parses `<n>s`, `<n>m`, `<n>h` or `<n>d` into milliseconds; undefined when malformed. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^([1-9][0-9]{0,8})([smhd])$/.exec(text);
+  if (match === null) return undefined;
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
+/** Verifies `pst_` tokens against the store on every request, so a revocation counts at once. */
+export class ApiTokenVerifier implements CredentialVerifier {
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(
+    private readonly store: TokenStore,
+    private readonly onTouchFailed: (error: unknown) => void,
+  ) {}
+
+  accepts(token: string): boolean {
+    return token.startsWith('pst_');
+  }
+
+  async verify(token: string): Promise<Principal> {
+    if (!TOKEN_SHAPE.test(token)) throw errors.invalidToken();
+    const record = await this.store.findTokenByDigest(digestToken(token));
+    const now = Date.now();
+    if (record === undefined || record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt.getTime() <= now)) {
+      throw errors.invalidToken();
+    }
+    this.touch(record.id, now);
+    return { owner: record.user, scopes: new Set(record.scopes) };
+  }
+
+  /** Records "last used" at most once a minute per token, off the request's path. */
+  private touch(id: string, now: number): void {
+    if (now - (this.lastTouched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.lastTouched.set(id, now);
+    this.store.touchToken(id, new Date(now)).catch(this.onTouchFailed);
+  }
+}

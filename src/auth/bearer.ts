@@ -1,0 +1,34 @@
+/**
+ * RFC 6750 bearer parsing: the scheme is case-insensitive, the token must be a b64token,
+ * and each kind of failure gets its own WWW-Authenticate answer.
+ */
+import { errors } from '../errors.js';
+import type { CredentialVerifier, Principal, Scope } from './principal.js';
+
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** The token in an Authorization header; throws 401 when there is none or it is malformed. */
+export function bearerToken(header: string | undefined): string {
+  if (header === undefined) throw errors.missingCredentials();
+  const space = header.indexOf(' ');
+  const scheme = space === -1 ? header : header.slice(0, space);
+  if (scheme.toLowerCase() !== 'bearer') throw errors.missingCredentials();
+  const token = space === -1 ? '' : header.slice(space + 1).trim();
+  if (token === '') throw errors.missingCredentials();
+  if (!B64TOKEN.test(token)) throw errors.invalidToken();
+  return token;
+}
+
+/** Checks a request's credentials against every enabled kind of token, then the scope. */
+export class Authenticator {
+  constructor(private readonly verifiers: readonly CredentialVerifier[]) {}
+
+  async authorize(header: string | undefined, scope: Scope): Promise<Principal> {
+    const token = bearerToken(header);
+    const verifier = this.verifiers.find((candidate) => candidate.accepts(token));
+    if (verifier === undefined) throw errors.invalidToken();
+    const principal = await verifier.verify(token);
+    if (!principal.scopes.has(scope)) throw errors.insufficientScope(scope);
+    return principal;
+  }
+}

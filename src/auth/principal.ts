@@ -1,0 +1,18 @@
+import type { Scope } from '../store/store.js';
+
+export type { Scope };
+export const READ: Scope = 'plants:read';
+export const WRITE: Scope = 'plants:write';
+
+/** Who is calling: the owner whose plants it may touch, and what it may do. */
+export interface Principal {
+  owner: string;
+  scopes: ReadonlySet<string>;
+}
+
+/** One kind of credential (API token, JWT). `accepts` looks only at the token's shape. */
+export interface CredentialVerifier {
+  accepts(token: string): boolean;
+  /** Resolves to the caller, or throws an ApiError (401 invalid_token, 503 when a dependency is down). */
+  verify(token: string): Promise<Principal>;
+}

@@ -1,0 +1,51 @@
+/**
+ * The error list: every failure plantstore answers with, its status and its sentence.
+ * Handlers throw these; one place (http/respond.ts) turns them into Error bodies.
+ */
+
+const REALM = 'Bearer realm="plantstore"';
+
+/** A failure with an HTTP status, a message for the client, and extra response headers. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The storage cannot answer now (down, locked, disk full); the client may retry. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export const errors = {
+  badRequest: (message: string) => new ApiError(400, message),
+  missingCredentials: () =>
+    new ApiError(401, 'This operation needs a bearer token in the Authorization header.', { 'www-authenticate': REALM }),
+  invalidToken: () =>
+    new ApiError(401, 'The bearer token is unknown, revoked, expired or badly signed.', {
+      'www-authenticate': `${REALM}, error="invalid_token"`,
+    }),
+  insufficientScope: (scope: string) =>
+    new ApiError(403, `The bearer token lacks the scope ${scope} that this operation needs.`, {
+      'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
+    }),
+  routeNotFound: () => new ApiError(404, 'No resource exists at this path.'),
+  plantNotFound: () => new ApiError(404, 'No plant with this id exists.'),
+  methodNotAllowed: (allow: readonly string[]) =>
+    new ApiError(405, 'This method is not allowed on this path.', { allow: allow.join(', ') }),
+  plantConflict: () =>
+    new ApiError(409, 'A plant with this id already exists with a different name or tag.'),
+  bodyTooLarge: (limit: number) => new ApiError(413, `The request body is larger than the limit of ${limit} bytes.`),
+  unsupportedMediaType: () => new ApiError(415, 'The request body must be sent with Content-Type: application/json.'),
+  unavailable: (message = 'The service cannot reach its database right now; try again shortly.', retryAfterSeconds = 1) =>
+    new ApiError(503, message, { 'retry-after': String(retryAfterSeconds) }),
+  internal: () => new ApiError(500, 'The server failed unexpectedly; the failure has been logged.'),
+} as const;

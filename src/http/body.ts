@@ -1,0 +1,47 @@
+/**
+ * Reading a JSON request body, in the contract's order: media type (415), size (413),
+ * then UTF-8 and JSON syntax (400). Only called after authentication.
+ */
+import type { IncomingMessage } from 'node:http';
+import { errors } from '../errors.js';
+import { JsonSyntaxError, parseJson, type JsonValue } from '../util/strict-json.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semicolon = contentType.indexOf(';');
+  const essence = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  return essence === 'application/json';
+}
+
+async function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) throw errors.bodyTooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw errors.bodyTooLarge(limit);
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+}
+
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<JsonValue> {
+  if (!isJsonMediaType(req.headers['content-type'])) throw errors.unsupportedMediaType();
+  const bytes = await readLimited(req, limit);
+  if (bytes.length === 0) throw errors.badRequest('The request body is empty; send a JSON object.');
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw errors.badRequest('The request body is not valid UTF-8.');
+  }
+  try {
+    return parseJson(text);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) throw errors.badRequest(`The request body is not valid JSON: ${error.message}.`);
+    throw error;
+  }
+}

@@ -1,0 +1,22 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id';
+const EXPOSED_HEADERS = 'Link, Location, X-Request-Id, WWW-Authenticate, Retry-After';
+
+/**
+ * CORS headers for the origins listed in CORS_ORIGINS only (none by default); a preflight
+ * (OPTIONS) also gets the methods and headers it may use. Other origins get no CORS headers.
+ */
+export function applyCors(allowedOrigins: ReadonlySet<string>, req: IncomingMessage, res: ServerResponse, allow: string): void {
+  const origin = req.headers.origin;
+  if (origin === undefined || !allowedOrigins.has(origin)) return;
+  res.setHeader('access-control-allow-origin', origin);
+  res.setHeader('vary', 'Origin');
+  if (req.method !== 'OPTIONS' || req.headers['access-control-request-method'] === undefined) {
+    res.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
+    return;
+  }
+  res.setHeader('access-control-allow-methods', allow);
+  res.setHeader('access-control-allow-headers', ALLOWED_HEADERS);
+  res.setHeader('access-control-max-age', '600');
+}

@@ -1,0 +1,45 @@
+/** Prometheus metrics: requests by route, method and status; latency; database figures. */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'plantstore_http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'plantstore_http_request_duration_seconds',
+    help: 'Time from request to the end of the response, by route template and method.',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
+  readonly writeBatchSize = new Histogram({
+    name: 'plantstore_db_write_batch_size',
+    help: 'Writes committed together in one transaction (group commit).',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+    registers: [this.registry],
+  });
+  readonly writeBatchSeconds = new Histogram({
+    name: 'plantstore_db_write_batch_duration_seconds',
+    help: 'Time to commit one write batch, fsync included.',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' });
+  }
+
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    this.requests.inc({ route, method, status });
+    this.latency.observe({ route, method }, seconds);
+  }
+
+  observeWriteBatch(size: number, seconds: number): void {
+    this.writeBatchSize.observe(size);
+    this.writeBatchSeconds.observe(seconds);
+  }
+}

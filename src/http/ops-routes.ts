@@ -1,0 +1,41 @@
+/** Routes that need no token: health, readiness, metrics, the OpenAPI document and its docs page. */
+import type { Store } from '../store/store.js';
+import { errors } from '../errors.js';
+import type { RequestContext } from './context.js';
+import { docsRoutes } from './docs.js';
+import type { Metrics } from './metrics.js';
+import { openApiJson } from './openapi.js';
+import { sendJson } from './respond.js';
+import type { Operation } from './router.js';
+
+const READINESS_TIMEOUT_MS = 2000;
+
+function publicGet(handle: (ctx: RequestContext) => Promise<void> | void): Record<string, Operation> {
+  return { GET: { scope: undefined, handle } };
+}
+
+export function opsRoutes(store: Store, metrics: Metrics): Record<string, Record<string, Operation>> {
+  const openapi = openApiJson();
+  return {
+    '/healthz': publicGet((ctx) => sendJson(ctx.res, 200, '{"status":"ok"}')),
+    '/readyz': publicGet(async (ctx) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(errors.unavailable('The database did not answer in time.')), READINESS_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([store.ping(), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+      sendJson(ctx.res, 200, '{"status":"ready"}');
+    }),
+    '/metrics': publicGet(async (ctx) => {
+      const body = await metrics.registry.metrics();
+      ctx.res.setHeader('content-type', metrics.registry.contentType);
+      ctx.res.end(body);
+    }),
+    '/openapi.json': publicGet((ctx) => sendJson(ctx.res, 200, openapi)),
+    ...docsRoutes(),
+  };
+}

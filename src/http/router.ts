@@ -1,0 +1,53 @@
+/**
+ * The route table and its matching: which path template a request hits (404 when none)
+ * and which methods that template allows (405 with Allow otherwise).
+ */
+import type { Scope } from '../auth/principal.js';
+import type { Handler } from './context.js';
+
+export interface Operation {
+  /** The scope a bearer token needs; undefined for public routes. */
+  scope: Scope | undefined;
+  handle: Handler;
+}
+
+export interface Route {
+  /** The template, also the metrics label: `/plants/{id}`. */
+  template: string;
+  operations: Partial<Record<string, Operation>>;
+  allow: string[];
+}
+
+export interface Match {
+  route: Route;
+  param: string;
+}
+
+export class Router {
+  private readonly exact = new Map<string, Route>();
+  private readonly prefixed: { prefix: string; route: Route }[] = [];
+
+  /** Adds a route; a template ending in `/{name}` matches one path segment there. */
+  add(template: string, operations: Record<string, Operation>): void {
+    const methods = Object.keys(operations);
+    if (operations.GET !== undefined && operations.HEAD === undefined) {
+      operations.HEAD = operations.GET;
+      methods.push('HEAD');
+    }
+    const route: Route = { template, operations, allow: [...methods, 'OPTIONS'] };
+    const param = /\/\{[a-z]+\}$/.exec(template);
+    if (param === null) this.exact.set(template, route);
+    else this.prefixed.push({ prefix: template.slice(0, param.index + 1), route });
+  }
+
+  match(pathname: string): Match | undefined {
+    const route = this.exact.get(pathname);
+    if (route !== undefined) return { route, param: '' };
+    for (const { prefix, route } of this.prefixed) {
+      if (pathname.startsWith(prefix) && pathname.indexOf('/', prefix.length) === -1) {
+        return { route, param: pathname.slice(prefix.length) };
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The rules of a plant: what a valid NewPlant is and how a stored plant is shown.
+ * No HTTP and no SQL here.
+ */
+import { JsonNumber, type JsonValue } from '../util/strict-json.js';
+import { INT64_MAX, INT64_MIN } from './int64.js';
+
+export const NAME_MAX_LENGTH = 256;
+export const TAG_MAX_LENGTH = 64;
+
+/** A plant as the API shows it: no id. */
+export interface Plant {
+  name: string;
+  tag?: string;
+}
+
+/** A plant with its id, as stored and as created. */
+export interface StoredPlant {
+  id: bigint;
+  name: string;
+  tag: string | null;
+}
+
+/** Thrown when a body breaks a field rule; the message is for the client. */
+export class PlantValidationError extends Error {}
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const ONLY_WHITE_SPACE = /^\p{White_Space}*$/u;
+
+function codePointLength(text: string): number {
+  let length = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) i++; // a well-formed pair counts once
+    length++;
+  }
+  return length;
+}
+
+function checkText(field: string, value: JsonValue | undefined, maxLength: number): string {
+  if (typeof value !== 'string') throw new PlantValidationError(`"${field}" must be a string.`);
+  if (!value.isWellFormed()) throw new PlantValidationError(`"${field}" contains an unpaired surrogate.`);
+  const length = codePointLength(value);
+  if (length < 1 || length > maxLength) {
+    throw new PlantValidationError(`"${field}" must be 1 to ${maxLength} characters long.`);
+  }
+  if (CONTROL_CHARACTER.test(value)) throw new PlantValidationError(`"${field}" must not contain control characters.`);
+  if (ONLY_WHITE_SPACE.test(value)) throw new PlantValidationError(`"${field}" must not be only whitespace.`);
+  return value;
+}
+
+function checkId(value: JsonValue | undefined): bigint {
+  if (value === undefined) throw new PlantValidationError('"id" is required.');
+  if (!(value instanceof JsonNumber) || !value.isIntegerLiteral) {
+    throw new PlantValidationError('"id" must be an integer written without fraction or exponent.');
+  }
+  const id = BigInt(value.text);
+  if (id < INT64_MIN || id > INT64_MAX) throw new PlantValidationError('"id" must fit in a signed 64-bit integer.');
+  return id;
+}
+
+/** Checks a parsed body against the NewPlant rules; other fields are dropped. */
+export function toNewPlant(body: JsonValue): StoredPlant {
+  if (!(body instanceof Map)) throw new PlantValidationError('The request body must be a JSON object.');
+  const id = checkId(body.get('id'));
+  if (!body.has('name')) throw new PlantValidationError('"name" is required.');
+  const name = checkText('name', body.get('name'), NAME_MAX_LENGTH);
+  const tag = body.has('tag') ? checkText('tag', body.get('tag'), TAG_MAX_LENGTH) : null;
+  return { id, name, tag };
+}
+
+/** The API's view of a stored plant. */
+export function toPlant(stored: { name: string; tag: string | null }): Plant {
+  return stored.tag === null ? { name: stored.name } : { name: stored.name, tag: stored.tag };
+}
+
+/** Serializes a plant without going through a generic JSON.stringify of an object. */
+export function plantJson(stored: { name: string; tag: string | null }): string {
+  return stored.tag === null
+    ? `{"name":${JSON.stringify(stored.name)}}`
+    : `{"name":${JSON.stringify(stored.name)},"tag":${JSON.stringify(stored.tag)}}`;
+}
+
+export function samePlant(a: StoredPlant, b: { name: string; tag: string | null }): boolean {
+  return a.name === b.name && a.tag === b.tag;
+}

@@ -1,0 +1,89 @@
+/**
+ * Boot: open the store, build the app, listen; and close in order (stop accepting, drain
+ * in-flight requests, close the database).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from './app.js';
+import { issueToken } from './auth/api-tokens.js';
+import { buildAuthenticator } from './auth/build-authenticator.js';
+import { Metrics } from './http/metrics.js';
+import { createLogger, type Logger } from './logger.js';
+import type { Settings } from './settings.js';
+import { openStore } from './store/open-store.js';
+import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import type { Store } from './store/store.js';
+
+/** Slow clients: headers and whole requests must arrive within this time. */
+const REQUEST_TIMEOUT_MS = 30_000;
+const DRAIN_TIMEOUT_MS = 10_000;
+
+export interface RunningServer {
+  url: string;
+  server: Server;
+  store: Store;
+  logger: Logger;
+  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Where the first-start token is printed; stderr by default. */
+  announce?: (text: string) => void;
+}
+
+/** On the first start with an empty token store, creates the admin token and prints it once. */
+async function bootstrapToken(store: Store, announce: (text: string) => void): Promise<void> {
+  const issued = await issueToken(store, { user: 'admin', onlyIfFirst: true });
+  if (issued === undefined) return;
+  announce(
+    [
+      '',
+      'plantstore: first start, so here is an API token for user "admin" (plants:read plants:write).',
+      'It is shown only this once; keep it somewhere safe:',
+      '',
+      `    ${issued.token}`,
+      '',
+      'Make more tokens with: npx plantstore token create --user <name> [--read-only] [--expires-in 30d]',
+      '',
+    ].join('\n'),
+  );
+}
+
+export async function startServer(settings: Settings, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(settings.logLevel);
+  const store = await openStore(settings);
+  const metrics = new Metrics();
+  if (store instanceof SqliteStore) store.onWriteBatch = (size, seconds) => metrics.observeWriteBatch(size, seconds);
+  if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
+
+  const app = buildApp({ settings, store, authenticator: buildAuthenticator(settings, store, logger), logger, metrics });
+  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: 5_000 }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const url = `http://${host}:${port}`;
+  logger.info({ url, store: store.kind }, 'plantstore is listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+      await drained;
+      clearTimeout(force);
+      await store.close();
+      logger.info('plantstore stopped');
+      logger.flush();
+    })());
+
+  return { url, server, store, logger, close };
+}

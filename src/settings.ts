@@ -1,0 +1,152 @@
+/**
+ * Every setting plantstore reads, with its default, parsed and checked once at start.
+ * Each has an environment variable and a command-line flag; the flag wins.
+ * No framework imports here: the CLI, the server and the tests all load settings the same way.
+ */
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Settings {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  databasePoolSize: number;
+  logLevel: LogLevel;
+  bodyLimit: number;
+  bootstrapToken: boolean;
+  jwtSecret: string | undefined;
+  jwtJwksUrl: string | undefined;
+  jwtIssuer: string | undefined;
+  jwtAudience: string[] | undefined;
+  jwtOwnerClaim: string;
+  corsOrigins: string[];
+  workers: number;
+}
+
+/** A bad setting: the start stops with one line naming it. */
+export class SettingError extends Error {}
+
+interface SettingSpec<K extends keyof Settings> {
+  key: K;
+  env: string;
+  flag: string;
+  default: string | undefined;
+  doc: string;
+  parse: (raw: string) => Settings[K];
+}
+
+function integer(min: number, max: number) {
+  return (raw: string): number => {
+    if (!/^[0-9]+$/.test(raw)) throw new Error(`must be a whole number from ${min} to ${max}`);
+    const value = Number(raw);
+    if (value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}`);
+    return value;
+  };
+}
+
+function boolean(raw: string): boolean {
+  const lowered = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(lowered)) return true;
+  if (['false', '0', 'no', 'off'].includes(lowered)) return false;
+  throw new Error('must be true or false');
+}
+
+function nonEmpty(raw: string): string {
+  if (raw.trim() === '') throw new Error('must not be empty');
+  return raw;
+}
+
+function optional<T>(parse: (raw: string) => T) {
+  return (raw: string): T | undefined => (raw === '' ? undefined : parse(raw));
+}
+
+function list(raw: string): string[] {
+  return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function httpUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('must be an absolute http(s) URL');
+  return raw;
+}
+
+function databaseUrl(raw: string): string {
+  if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
+  if (/^postgres(ql)?:\/\//.test(raw)) return raw;
+  throw new Error('must be sqlite:<path> or postgres://…');
+}
+
+function origins(raw: string): string[] {
+  const values = list(raw);
+  for (const origin of values) {
+    if (origin !== new URL(origin).origin) throw new Error(`"${origin}" is not an origin like https://app.example.com`);
+  }
+  return values;
+}
+
+export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
+  { key: 'port', env: 'PORT', flag: 'port', default: '8080', doc: 'listen port (0 picks a free one)', parse: integer(0, 65535) },
+  { key: 'host', env: 'HOST', flag: 'host', default: '127.0.0.1', doc: 'listen address (0.0.0.0 in containers)', parse: nonEmpty },
+  {
+    key: 'databaseUrl',
+    env: 'DATABASE_URL',
+    flag: 'database-url',
+    default: 'sqlite:./data/plantstore.db',
+    doc: 'sqlite:<path> (embedded, created on first start) or postgres://…',
+    parse: databaseUrl,
+  },
+  { key: 'databasePoolSize', env: 'DATABASE_POOL_SIZE', flag: 'database-pool-size', default: '10', doc: 'PostgreSQL connections per instance', parse: integer(1, 1000) },
+  {
+    key: 'logLevel',
+    env: 'LOG_LEVEL',
+    flag: 'log-level',
+    default: 'info',
+    doc: `pino level: ${LOG_LEVELS.join(', ')}`,
+    parse: (raw) => {
+      const level = LOG_LEVELS.find((candidate) => candidate === raw);
+      if (level === undefined) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
+      return level;
+    },
+  },
+  { key: 'bodyLimit', env: 'BODY_LIMIT', flag: 'body-limit', default: '16384', doc: 'largest request body in bytes', parse: integer(64, 16 * 1024 * 1024) },
+  { key: 'bootstrapToken', env: 'BOOTSTRAP_TOKEN', flag: 'bootstrap-token', default: 'true', doc: 'false stops the first-start admin token', parse: boolean },
+  { key: 'jwtSecret', env: 'JWT_SECRET', flag: 'jwt-secret', default: undefined, doc: 'HS256 shared secret (development); enables JWTs', parse: optional(nonEmpty) },
+  { key: 'jwtJwksUrl', env: 'JWT_JWKS_URL', flag: 'jwt-jwks-url', default: undefined, doc: 'JWKS address of the identity provider; enables JWTs', parse: optional(httpUrl) },
+  { key: 'jwtIssuer', env: 'JWT_ISSUER', flag: 'jwt-issuer', default: undefined, doc: 'checked against the iss claim when set', parse: optional(nonEmpty) },
+  { key: 'jwtAudience', env: 'JWT_AUDIENCE', flag: 'jwt-audience', default: undefined, doc: 'checked against the aud claim when set (comma-separated to accept several)', parse: optional(list) },
+  { key: 'jwtOwnerClaim', env: 'JWT_OWNER_CLAIM', flag: 'jwt-owner-claim', default: 'sub', doc: "the JWT claim that names a plant's owner", parse: nonEmpty },
+  { key: 'corsOrigins', env: 'CORS_ORIGINS', flag: 'cors-origins', default: '', doc: 'comma-separated origins allowed by CORS (none by default)', parse: origins },
+  { key: 'workers', env: 'WORKERS', flag: 'workers', default: '1', doc: 'processes serving one port (node cluster)', parse: integer(1, 256) },
+];
+
+/**
+ * Reads every setting from flags (by setting key) over the environment over the default.
+ * Throws SettingError naming the first bad one.
+ */
+export function loadSettings(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof Settings, string>> = {}): Settings {
+  const result: Record<string, unknown> = {};
+  for (const spec of SETTINGS) {
+    const fromFlag = flags[spec.key];
+    const raw = fromFlag ?? env[spec.env] ?? spec.default;
+    const source = fromFlag !== undefined ? `--${spec.flag}` : env[spec.env] !== undefined ? spec.env : `default of ${spec.env}`;
+    try {
+      result[spec.key] = raw === undefined ? undefined : spec.parse(raw);
+    } catch (error) {
+      throw new SettingError(`${source}=${JSON.stringify(raw)} ${(error as Error).message}`);
+    }
+  }
+  const settings = result as unknown as Settings;
+  if (settings.jwtSecret !== undefined && settings.jwtJwksUrl !== undefined) {
+    throw new SettingError('JWT_SECRET and JWT_JWKS_URL are both set: choose one source of JWT keys');
+  }
+  if (settings.jwtSecret !== undefined && Buffer.byteLength(settings.jwtSecret) < 32) {
+    throw new SettingError('JWT_SECRET must be at least 32 bytes long for HS256');
+  }
+  return settings;
+}

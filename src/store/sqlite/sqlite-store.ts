@@ -1,0 +1,218 @@
+/**
+ * The embedded store: reads on the event loop through prepared statements (microseconds each),
+ * writes through the writer thread with group commit, long lists from a snapshot connection.
+ */
+import type Database from 'better-sqlite3';
+import { StoreUnavailableError } from '../../errors.js';
+import type { StoredPlant } from '../../plants/plant.js';
+import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Scope, Store, TokenRecord } from '../store.js';
+import { openConnection } from './connection.js';
+import { migrate } from './migrations.js';
+import type { WriteOp, WriteResult } from './write-ops.js';
+import { WriterClient } from './writer-client.js';
+
+interface TokenRow {
+  id: string;
+  user_name: string;
+  scopes: string;
+  created_at: bigint;
+  expires_at: bigint | null;
+  last_used_at: bigint | null;
+  revoked_at: bigint | null;
+}
+
+const TOKEN_COLUMNS = 'id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at';
+const MAX_IDLE_SNAPSHOT_CONNECTIONS = 4;
+
+function date(ms: bigint | null): Date | null {
+  return ms === null ? null : new Date(Number(ms));
+}
+
+function toTokenRecord(row: TokenRow): TokenRecord {
+  return {
+    id: row.id,
+    user: row.user_name,
+    scopes: row.scopes.split(' ') as Scope[],
+    createdAt: new Date(Number(row.created_at)),
+    expiresAt: date(row.expires_at),
+    lastUsedAt: date(row.last_used_at),
+    revokedAt: date(row.revoked_at),
+  };
+}
+
+/** Turns SQLite's failures (busy, I/O, disk full) into "unavailable": never the client's fault. */
+function guard<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && String(error.code).startsWith('SQLITE_')) {
+      throw new StoreUnavailableError(`SQLite failed (${String(error.code)}): ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  private readonly db: Database.Database;
+  private readonly writer: WriterClient;
+  private readonly idleSnapshots: Database.Database[] = [];
+  private statements: ReturnType<SqliteStore['prepare']> | undefined;
+
+  constructor(private readonly path: string) {
+    this.db = guard(() => openConnection(path));
+    this.writer = new WriterClient(path);
+  }
+
+  /** Called with each committed write batch's size and duration. */
+  set onWriteBatch(listener: (size: number, seconds: number) => void) {
+    this.writer.onBatch = listener;
+  }
+
+  async migrate(): Promise<number> {
+    const applied = guard(() => migrate(this.db));
+    this.statements ??= this.prepare();
+    return applied;
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      listFromStart: db.prepare('SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?'),
+      listAfter: db.prepare('SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ?'),
+      tokenByDigest: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = ?`),
+      tokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`),
+      ping: db.prepare('SELECT 1'),
+    };
+  }
+
+  private get sql() {
+    if (this.statements === undefined) throw new Error('SqliteStore used before migrate()');
+    return this.statements;
+  }
+
+  private async write(op: WriteOp): Promise<WriteResult> {
+    return this.writer.write(op);
+  }
+
+  async createPlant(owner: string, plant: StoredPlant): Promise<CreateResult> {
+    const result = await this.write({ kind: 'createPlant', owner, id: plant.id, name: plant.name, tag: plant.tag });
+    if (result.kind !== 'createPlant') throw new Error('writer answered a create with the wrong result');
+    return { outcome: result.outcome, stored: { id: plant.id, name: result.name, tag: result.tag } };
+  }
+
+  async listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage> {
+    const rows = guard(() =>
+      after === undefined
+        ? (this.sql.listFromStart.all(owner, limit + 1) as StoredPlant[])
+        : (this.sql.listAfter.all(owner, after, limit + 1) as StoredPlant[]),
+    );
+    const hasMore = rows.length > limit;
+    if (hasMore) rows.pop();
+    return { plants: rows, hasMore };
+  }
+
+  async streamPlants(owner: string, query: ListQuery): Promise<PlantStream> {
+    const db = this.idleSnapshots.pop() ?? guard(() => openConnection(this.path, { readonly: true }));
+    const release = () => {
+      if (db.inTransaction) db.exec('COMMIT');
+      if (this.idleSnapshots.length < MAX_IDLE_SNAPSHOT_CONNECTIONS) this.idleSnapshots.push(db);
+      else db.close();
+    };
+    try {
+      return guard(() => {
+        db.exec('BEGIN');
+        const where = query.after === undefined ? 'owner = ?' : 'owner = ? AND id > ?';
+        const params: unknown[] = query.after === undefined ? [owner] : [owner, query.after];
+        let lastIdBeforeMore: bigint | undefined;
+        if (query.limit !== undefined) {
+          // The id of the limit-th plant, and whether one follows it, in the same snapshot.
+          const edge = db
+            .prepare(`SELECT id FROM plants WHERE ${where} ORDER BY id LIMIT 2 OFFSET ?`)
+            .all(...params, query.limit - 1) as { id: bigint }[];
+          if (edge.length === 2) lastIdBeforeMore = edge[0]?.id;
+        }
+        const rows = db
+          .prepare(`SELECT id, name, tag FROM plants WHERE ${where} ORDER BY id LIMIT ?`)
+          .iterate(...params, query.limit ?? -1) as IterableIterator<StoredPlant>;
+        let closed = false;
+        return {
+          lastIdBeforeMore,
+          next: async (max: number) =>
+            guard(() => {
+              const chunk: StoredPlant[] = [];
+              if (closed) return chunk;
+              for (let i = 0; i < max; i++) {
+                const step = rows.next();
+                if (step.done === true) break;
+                chunk.push(step.value);
+              }
+              return chunk;
+            }),
+          close: async () => {
+            if (closed) return;
+            closed = true;
+            rows.return?.();
+            release();
+          },
+        };
+      });
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  async deletePlant(owner: string, id: bigint): Promise<boolean> {
+    const result = await this.write({ kind: 'deletePlant', owner, id });
+    return result.kind === 'changed' && result.changed;
+  }
+
+  private serializeToken(token: NewTokenRecord) {
+    return {
+      id: token.id,
+      digest: token.digest,
+      user: token.user,
+      scopes: token.scopes.join(' '),
+      createdAt: token.createdAt.getTime(),
+      expiresAt: token.expiresAt?.getTime() ?? null,
+    };
+  }
+
+  async createToken(token: NewTokenRecord): Promise<void> {
+    await this.write({ kind: 'createToken', token: this.serializeToken(token), onlyIfFirst: false });
+  }
+
+  async createFirstToken(token: NewTokenRecord): Promise<boolean> {
+    const result = await this.write({ kind: 'createToken', token: this.serializeToken(token), onlyIfFirst: true });
+    return result.kind === 'changed' && result.changed;
+  }
+
+  async findTokenByDigest(digest: Buffer): Promise<TokenRecord | undefined> {
+    const row = guard(() => this.sql.tokenByDigest.get(digest) as TokenRow | undefined);
+    return row === undefined ? undefined : toTokenRecord(row);
+  }
+
+  async listTokens(): Promise<TokenRecord[]> {
+    return guard(() => (this.sql.tokens.all() as TokenRow[]).map(toTokenRecord));
+  }
+
+  async revokeToken(id: string, at: Date): Promise<boolean> {
+    const result = await this.write({ kind: 'revokeToken', id, at: at.getTime() });
+    return result.kind === 'changed' && result.changed;
+  }
+
+  async touchToken(id: string, at: Date): Promise<void> {
+    await this.write({ kind: 'touchToken', id, at: at.getTime() });
+  }
+
+  async ping(): Promise<void> {
+    guard(() => this.sql.ping.get());
+  }
+
+  async close(): Promise<void> {
+    await this.writer.close();
+    for (const db of this.idleSnapshots.splice(0)) db.close();
+    this.db.close();
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The storage interface. SQLite (store/sqlite) and PostgreSQL (store/postgres) fill it and
+ * pass one shared contract test. Every plant query is by owner, so the data shards by owner.
+ */
+import type { StoredPlant } from '../plants/plant.js';
+
+export type Scope = 'plants:read' | 'plants:write';
+
+/** An API token as stored: only the SHA-256 digest of the secret, never the secret. */
+export interface TokenRecord {
+  id: string;
+  user: string;
+  scopes: Scope[];
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface NewTokenRecord {
+  id: string;
+  digest: Buffer;
+  user: string;
+  scopes: Scope[];
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+/** created: stored now; unchanged: the same plant was already stored; conflict: another plant holds the id. */
+export type CreateOutcome = 'created' | 'unchanged' | 'conflict';
+
+export interface CreateResult {
+  outcome: CreateOutcome;
+  /** The plant as stored after the call. */
+  stored: StoredPlant;
+}
+
+/** A page of plants read in one go, plus whether more follow. */
+export interface PlantPage {
+  plants: StoredPlant[];
+  hasMore: boolean;
+}
+
+/**
+ * A long read of one owner's plants from one consistent snapshot, read in chunks so
+ * memory stays flat. Always closed, also when the client goes away.
+ */
+export interface PlantStream {
+  /** Set when `limit` cut the list short: the id of the last plant the stream yields. */
+  readonly lastIdBeforeMore: bigint | undefined;
+  /** The next chunk of at most `max` plants; empty when done. */
+  next(max: number): Promise<StoredPlant[]>;
+  close(): Promise<void>;
+}
+
+export interface ListQuery {
+  after: bigint | undefined;
+  limit: number | undefined;
+}
+
+export interface PlantStore {
+  createPlant(owner: string, plant: StoredPlant): Promise<CreateResult>;
+  /** Plants with id > after, ascending, at most `limit` (which must be small). */
+  listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage>;
+  streamPlants(owner: string, query: ListQuery): Promise<PlantStream>;
+  /** True when the plant existed and is now deleted. */
+  deletePlant(owner: string, id: bigint): Promise<boolean>;
+}
+
+export interface TokenStore {
+  createToken(token: NewTokenRecord): Promise<void>;
+  /** Creates the token only when no token exists at all; true when it did. */
+  createFirstToken(token: NewTokenRecord): Promise<boolean>;
+  findTokenByDigest(digest: Buffer): Promise<TokenRecord | undefined>;
+  listTokens(): Promise<TokenRecord[]>;
+  /** True when an unrevoked token with this id existed and is now revoked. */
+  revokeToken(id: string, at: Date): Promise<boolean>;
+  /** Records use; called at most about once a minute per token, not awaited on the request path. */
+  touchToken(id: string, at: Date): Promise<void>;
+}
+
+export interface Store extends PlantStore, TokenStore {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Applies pending schema migrations; safe to run from several processes at once. */
+  migrate(): Promise<number>;
+  /** Resolves when the database answers; throws StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
