@@ -1,0 +1,98 @@
+/**
+ * JWTs from an identity provider: checked against its key set (JWKS) or, for development,
+ * an HS256 shared secret. The owner comes from a configurable claim, the scopes from `scope`/`scp`.
+ */
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { errors } from '../errors.js';
+import { KeySetUnavailableError, type JwksCache } from './jwks-cache.js';
+import type { CredentialVerifier, Principal } from './principal.js';
+
+/** Algorithms accepted from a key set; HS256 is never among them, which stops algorithm confusion. */
+export const JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
+/** Allowed clock skew between plantstore and the identity provider, for `exp` and `nbf`. */
+export const CLOCK_TOLERANCE_SECONDS = 5;
+
+/** A compact JWS: three base64url segments (the last is empty for `alg: none`, rejected later). */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+/** Headers that carry or point to a key: trusting them would let the token choose its own key. */
+const KEY_BEARING_HEADERS = ['jwk', 'jku', 'x5u', 'x5c'] as const;
+const UNAVAILABLE_MESSAGE =
+  "The identity provider's signing keys cannot be fetched right now, so this token cannot be checked; try again shortly.";
+
+export interface JwtVerifierOptions {
+  /** Where the signing keys come from: the provider's key set, or a shared HS256 secret. */
+  keys: { jwks: JwksCache } | { secret: string };
+  issuer?: string;
+  audience?: readonly string[];
+  /** The claim whose string value is the owner of the caller's plants (`sub` by default). */
+  ownerClaim: string;
+}
+
+/** Verifies JWT bearer tokens; every rejection is 401 invalid_token, an unreachable provider 503. */
+export class JwtVerifier implements CredentialVerifier {
+  private readonly options: JWTVerifyOptions;
+
+  constructor(private readonly config: JwtVerifierOptions) {
+    this.options = {
+      algorithms: 'secret' in config.keys ? ['HS256'] : [...JWKS_ALGORITHMS],
+      issuer: config.issuer,
+      audience: config.audience === undefined ? undefined : [...config.audience],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      requiredClaims: ['exp'],
+    };
+  }
+
+  accepts(token: string): boolean {
+    return COMPACT_JWS.test(token);
+  }
+
+  async verify(token: string): Promise<Principal> {
+    let payload: JWTPayload;
+    try {
+      const header = decodeProtectedHeader(token);
+      if (KEY_BEARING_HEADERS.some((name) => Object.hasOwn(header, name))) throw errors.invalidToken();
+      payload = await this.verifySignatureAndClaims(token);
+    } catch (error) {
+      if (error instanceof KeySetUnavailableError) throw errors.unavailable(UNAVAILABLE_MESSAGE, error.retryAfterSeconds);
+      throw errors.invalidToken();
+    }
+    return { owner: ownerOf(payload, this.config.ownerClaim), scopes: scopesOf(payload) };
+  }
+
+  private async verifySignatureAndClaims(token: string): Promise<JWTPayload> {
+    const keys = this.config.keys;
+    if ('secret' in keys) return (await jwtVerify(token, new TextEncoder().encode(keys.secret), this.options)).payload;
+    try {
+      return (await jwtVerify(token, keys.jwks.getKey, this.options)).payload;
+    } catch (error) {
+      // A token without `kid` may fit several keys of the set; jose hands them over to try in turn.
+      if (!(error instanceof joseErrors.JWKSMultipleMatchingKeys)) throw error;
+      for await (const key of error) {
+        const verified = await jwtVerify(token, key, this.options).catch(() => undefined);
+        if (verified !== undefined) return verified.payload;
+      }
+      throw error;
+    }
+  }
+}
+
+/** The owner claim's value; a missing, empty or non-string claim makes the token invalid. */
+function ownerOf(payload: JWTPayload, claim: string): string {
+  const owner = Object.hasOwn(payload, claim) ? payload[claim] : undefined;
+  if (typeof owner !== 'string' || owner === '') throw errors.invalidToken();
+  return owner;
+}
+
+/** Scopes from the space-separated `scope` claim and from `scp` (a string, or an array as Entra and Okta send). */
+function scopesOf(payload: JWTPayload): Set<string> {
+  const scopes = new Set<string>();
+  const addSpaceSeparated = (value: unknown) => {
+    if (typeof value !== 'string') return;
+    for (const scope of value.split(' ')) if (scope !== '') scopes.add(scope);
+  };
+  addSpaceSeparated(payload.scope);
+  const scp = payload.scp;
+  if (Array.isArray(scp)) scp.forEach(addSpaceSeparated);
+  else addSpaceSeparated(scp);
+  return scopes;
+}
