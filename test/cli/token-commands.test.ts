@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, test, type TestContext } from 'node:test';
+import { authorizedFetch, tempDir } from '../helpers/server.js';
+import { runCli, startServerProcess } from '../helpers/process.js';
+
+const TOKEN = /^pst_[A-Za-z0-9_-]{43}$/;
+
+function database(t: TestContext): string {
+  return `sqlite:${join(tempDir(t), 'cli.db')}`;
+}
+
+interface ListedToken {
+  id: string;
+  user: string;
+  scopes: string[];
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+async function listTokens(databaseUrl: string): Promise<ListedToken[]> {
+  const listed = await runCli(['token', 'list', '--json', '--database-url', databaseUrl]);
+  assert.equal(listed.code, 0, listed.stderr);
+  return JSON.parse(listed.stdout) as ListedToken[];
+}
+
+describe('plantstore token create', () => {
+  test('prints the new token, and nothing else, on stdout', async (t) => {
+    const created = await runCli(['token', 'create', '--user', 'bob', '--database-url', database(t)]);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /^pst_[A-Za-z0-9_-]{43}\n$/);
+  });
+
+  test('a read-only token has only plants:read, an expiring one has an expiry', async (t) => {
+    const databaseUrl = database(t);
+    await runCli(['token', 'create', '--user', 'ro', '--read-only', '--database-url', databaseUrl]);
+    await runCli(['token', 'create', '--user', 'temp', '--expires-in', '2h', '--database-url', databaseUrl]);
+    const [readOnly, expiring] = await listTokens(databaseUrl);
+    assert.deepEqual(readOnly?.scopes, ['plants:read']);
+    assert.equal(readOnly?.expiresAt, null);
+    assert.deepEqual(expiring?.scopes, ['plants:read', 'plants:write']);
+    const lifetime = Date.parse(expiring?.expiresAt ?? '') - Date.parse(expiring?.createdAt ?? '');
+    assert.equal(lifetime, 2 * 3600 * 1000);
+  });
+
+  for (const bad of ['2', '2w', '-5m', 'm', '1.5h']) {
+    test(`--expires-in ${bad} is refused with a clear line and no token`, async (t) => {
+      const created = await runCli(['token', 'create', '--user', 'bob', '--expires-in', bad, '--database-url', database(t)]);
+      assert.notEqual(created.code, 0);
+      assert.equal(created.stdout, '');
+      assert.match(created.stderr, /--expires-in/);
+    });
+  }
+
+  test('--user is required', async (t) => {
+    const created = await runCli(['token', 'create', '--database-url', database(t)]);
+    assert.notEqual(created.code, 0);
+    assert.match(created.stderr, /--user/);
+  });
+});
+
+describe('plantstore token list', () => {
+  test('shows id, user, scopes, created, expires and last used, never the token or its digest', async (t) => {
+    const databaseUrl = database(t);
+    const { stdout: token } = await runCli(['token', 'create', '--user', 'carol', '--database-url', databaseUrl]);
+    const table = await runCli(['token', 'list', '--database-url', databaseUrl]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^ID\s+USER\s+SCOPES\s+CREATED\s+EXPIRES\s+LAST USED/);
+    assert.match(table.stdout, /tok_[0-9a-f]{12}\s+carol\s+plants:read plants:write/);
+    assert.ok(!table.stdout.includes(token.trim()));
+    const [listed] = await listTokens(databaseUrl);
+    assert.deepEqual(Object.keys(listed ?? {}).sort(), ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'revokedAt', 'scopes', 'user']);
+  });
+});
+
+describe('plantstore token revoke', () => {
+  test('a revoked token is refused by a running server on the next request, and last use was recorded', async (t) => {
+    const databaseUrl = database(t);
+    const { stdout } = await runCli(['token', 'create', '--user', 'dave', '--database-url', databaseUrl]);
+    const token = stdout.trim();
+    assert.match(token, TOKEN);
+    const server = await startServerProcess(t, { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' });
+    assert.equal((await authorizedFetch(`${server.url}/plants`, token)).status, 200);
+
+    const [listed] = await listTokens(databaseUrl);
+    assert.notEqual(listed?.lastUsedAt, null, 'last use is recorded');
+    const revoked = await runCli(['token', 'revoke', listed?.id ?? '', '--database-url', databaseUrl]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+
+    const refused = await authorizedFetch(`${server.url}/plants`, token);
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="invalid_token"');
+  });
+
+  test('revoking an unknown id fails with a clear line', async (t) => {
+    const revoked = await runCli(['token', 'revoke', 'tok_000000000000', '--database-url', database(t)]);
+    assert.notEqual(revoked.code, 0);
+    assert.match(revoked.stderr, /no active token has the id tok_000000000000/);
+  });
+});
+
+describe('plantstore --help', () => {
+  test('the command and each subcommand say what they do', async () => {
+    const top = await runCli(['--help']);
+    assert.equal(top.code, 0);
+    for (const command of ['serve', 'migrate', 'token']) assert.match(top.stdout, new RegExp(command));
+    const create = await runCli(['token', 'create', '--help']);
+    assert.match(create.stdout, /--read-only/);
+    assert.match(create.stdout, /--expires-in/);
+    const serve = await runCli(['serve', '--help']);
+    for (const flag of ['--port', '--host', '--database-url', '--log-level', '--body-limit', '--bootstrap-token', '--jwt-secret', '--jwt-jwks-url', '--jwt-issuer', '--jwt-audience', '--jwt-owner-claim', '--cors-origins']) {
+      assert.ok(serve.stdout.includes(flag), `serve --help names ${flag}`);
+    }
+  });
+});
+
+describe('plantstore migrate', () => {
+  test('applies the schema and is idempotent', async (t) => {
+    const databaseUrl = database(t);
+    for (let run = 0; run < 2; run++) {
+      const migrated = await runCli(['migrate', '--database-url', databaseUrl]);
+      assert.equal(migrated.code, 0, migrated.stderr);
+    }
+    assert.deepEqual(await listTokens(databaseUrl), []);
+  });
+});

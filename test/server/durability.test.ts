@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { authorizedFetch, tempDir } from '../helpers/server.js';
+import { runCli, startServerProcess } from '../helpers/process.js';
+
+async function listIds(url: string, token: string): Promise<Set<string>> {
+  const response = await authorizedFetch(`${url}/plants`, token);
+  const plants = (await response.json()) as { name: string }[];
+  return new Set(plants.map((plant) => plant.name));
+}
+
+describe('durability', () => {
+  test('every 200 and 204 answered before kill -9 survives the restart', async (t) => {
+    const databaseUrl = `sqlite:${join(tempDir(t), 'durable.db')}`;
+    const token = (await runCli(['token', 'create', '--user', 'keeper', '--database-url', databaseUrl])).stdout.trim();
+    const env = { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' };
+    const server = await startServerProcess(t, env);
+
+    for (let id = 0; id < 20; id++) {
+      await authorizedFetch(`${server.url}/plants`, token, { method: 'POST', json: { id, name: `old-${id}` } });
+    }
+    const deleted: string[] = [];
+    const created: string[] = [];
+    let killed = false;
+    const kill = () => {
+      if (!killed) server.child.kill('SIGKILL');
+      killed = true;
+    };
+    // Fire creates and deletes at once; kill -9 as soon as 60 of them were answered.
+    const attempts = [
+      ...Array.from({ length: 200 }, (_, i) => async () => {
+        const response = await authorizedFetch(`${server.url}/plants`, token, { method: 'POST', json: { id: 1000 + i, name: `new-${i}` } });
+        if (response.status === 200) created.push(`new-${i}`);
+      }),
+      ...Array.from({ length: 20 }, (_, id) => async () => {
+        const response = await authorizedFetch(`${server.url}/plants/${id}`, token, { method: 'DELETE' });
+        if (response.status === 204) deleted.push(`old-${id}`);
+      }),
+    ];
+    let answered = 0;
+    await Promise.all(
+      attempts.map((attempt) =>
+        attempt()
+          .catch(() => undefined)
+          .finally(() => {
+            if (++answered >= 60) kill();
+          }),
+      ),
+    );
+    const [, signal] = await server.exited;
+    assert.equal(signal, 'SIGKILL');
+    assert.ok(created.length > 0, 'some creates were answered before the kill');
+
+    const restarted = await startServerProcess(t, env);
+    const stored = await listIds(restarted.url, token);
+    for (const name of created) assert.ok(stored.has(name), `${name} was answered 200 and must survive`);
+    for (const name of deleted) assert.ok(!stored.has(name), `${name} was answered 204 and must stay deleted`);
+  });
+});

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { authorizedFetch, tempDir } from '../helpers/server.js';
+import { runCli, startServerProcess } from '../helpers/process.js';
+
+describe('graceful shutdown', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    test(`${signal} lets an in-flight request finish, then closes the database and exits 0`, async (t) => {
+      const databaseUrl = `sqlite:${join(tempDir(t), 'drain.db')}`;
+      const token = (await runCli(['token', 'create', '--user', 'drainer', '--database-url', databaseUrl])).stdout.trim();
+      const env = { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' };
+      const server = await startServerProcess(t, env);
+
+      // A POST whose body arrives in two parts, with the signal in between.
+      const body = JSON.stringify({ id: 42, name: 'Slow fern' });
+      const slow = request(`${server.url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      });
+      const answered = once(slow, 'response');
+      slow.write(body.slice(0, 10));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // let the server start reading the request
+      server.child.kill(signal);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      slow.end(body.slice(10));
+      const [response] = (await answered) as [import('node:http').IncomingMessage];
+      response.resume();
+      assert.equal(response.statusCode, 200);
+
+      const [code] = await server.exited;
+      assert.equal(code, 0);
+      assert.match(server.stdout(), /plantstore stopped/);
+
+      const restarted = await startServerProcess(t, env);
+      const plants = await (await authorizedFetch(`${restarted.url}/plants`, token)).json();
+      assert.deepEqual(plants, [{ name: 'Slow fern' }]);
+    });
+  }
+});
