@@ -1,3 +1,4 @@
+/** Opens the store that DATABASE_URL names. */
 import type { Store } from './store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import { sqlitePath } from './sqlite/connection.js';
@@ -5,6 +6,8 @@ import { sqlitePath } from './sqlite/connection.js';
 export interface StoreOptions {
   databaseUrl: string;
   databasePoolSize: number;
+  /** Told when an idle PostgreSQL connection breaks; the store reconnects by itself. */
+  onConnectionError?: (error: Error) => void;
 }
 
 /** Opens the store that DATABASE_URL names and applies pending migrations. */
@@ -14,5 +17,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await store.migrate();
     return store;
   }
-  throw new Error('PostgreSQL support is not built yet');
+  // Loaded only here, so that SQLite deployments never load the pg driver.
+  const { PostgresStore } = await import('./postgres/postgres-store.js');
+  const store = new PostgresStore({
+    url: options.databaseUrl,
+    size: options.databasePoolSize,
+    onConnectionError: options.onConnectionError,
+  });
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
 }

@@ -1,0 +1,62 @@
+/**
+ * Versioned schema changes for PostgreSQL, applied in order, each once, under an advisory lock
+ * so that many instances starting at once apply each migration exactly once.
+ */
+import type pg from 'pg';
+import { inTransaction } from './pool.js';
+
+/** Never edit a released migration: add the next one. */
+const MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    // Every plant query names its owner, so (owner, id) is the key and owner the natural
+    // distribution column on Citus, CockroachDB or YugabyteDB.
+    sql: `
+      CREATE TABLE plants (
+        owner text NOT NULL,
+        id bigint NOT NULL,
+        name text NOT NULL,
+        tag text,
+        PRIMARY KEY (owner, id)
+      );
+      CREATE TABLE api_tokens (
+        id text PRIMARY KEY,
+        digest bytea NOT NULL UNIQUE,
+        user_name text NOT NULL,
+        scopes text NOT NULL,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz,
+        last_used_at timestamptz,
+        revoked_at timestamptz
+      );
+    `,
+  },
+];
+
+/** pg_advisory_xact_lock key for migrations: the ASCII of "plntmigr". */
+const MIGRATION_LOCK = '8100971276063565682';
+/** Waiting for another instance's migration, or a long migration, may outlast a request's bounds. */
+const MIGRATION_TIMEOUT_MS = 120_000;
+
+/** Applies pending migrations in one transaction; returns how many ran. */
+export async function migrate(pool: pg.Pool): Promise<number> {
+  return inTransaction(pool, 'BEGIN', async (client) => {
+    const run = (text: string, values: unknown[] = []) => {
+      // pg reads a per-query query_timeout that its types do not declare.
+      const config: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: MIGRATION_TIMEOUT_MS };
+      return client.query(config);
+    };
+    await run(`SET LOCAL statement_timeout = ${MIGRATION_TIMEOUT_MS}`);
+    // Held until COMMIT: a second instance waits here, then finds nothing pending.
+    await run('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
+    await run('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const current = await run('SELECT coalesce(max(version), 0) AS version FROM schema_migrations');
+    const applied = Number(current.rows[0]?.version ?? 0);
+    const pending = MIGRATIONS.filter((migration) => migration.version > applied);
+    for (const migration of pending) {
+      await run(migration.sql);
+      await run('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
+    }
+    return pending.length;
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * A long read of one owner's plants: one pooled client in a REPEATABLE READ READ ONLY
+ * transaction, so the `limit` edge and every keyset chunk come from the same snapshot, and
+ * each chunk is fetched only when the previous one has been written out (flat memory).
+ */
+import type pg from 'pg';
+import type { ListQuery, PlantStream } from '../store.js';
+import type { StoredPlant } from '../../plants/plant.js';
+import { guard } from './pg-errors.js';
+import { holdClient } from './pool.js';
+import { toStoredPlant, type PlantRow } from './rows.js';
+import { sql } from './statements.js';
+
+export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQuery): Promise<PlantStream> {
+  const held = await guard(() => holdClient(pool));
+  const { client } = held;
+  let lastIdBeforeMore: bigint | undefined;
+  try {
+    await guard(() => client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
+    if (query.limit !== undefined && query.limit > 0) {
+      // The snapshot starts with this first query: the edge and the chunks agree.
+      const edge = await guard(() => client.query<{ id: string }>(sql.listEdge(owner, query.after, query.limit as number - 1)));
+      const [last, following] = edge.rows;
+      if (last !== undefined && following !== undefined) lastIdBeforeMore = BigInt(last.id);
+    }
+  } catch (error) {
+    held.release(error);
+    throw error;
+  }
+
+  let cursor = query.after;
+  let remaining = query.limit ?? Number.POSITIVE_INFINITY;
+  let done = false;
+  let failure: unknown;
+  let closing: Promise<void> | undefined;
+  let inFlight: Promise<unknown> = Promise.resolve();
+
+  const fetchChunk = async (max: number): Promise<StoredPlant[]> => {
+    const take = Math.min(max, remaining);
+    if (done || closing !== undefined || take <= 0) return [];
+    try {
+      const result = await guard(() => client.query<PlantRow>(sql.listPlants(owner, cursor, take)));
+      const chunk = result.rows.map(toStoredPlant);
+      remaining -= chunk.length;
+      if (chunk.length < take) done = true;
+      cursor = chunk.at(-1)?.id ?? cursor;
+      return chunk;
+    } catch (error) {
+      failure = error;
+      done = true;
+      throw error;
+    }
+  };
+
+  return {
+    lastIdBeforeMore,
+    next(max: number) {
+      const chunk = fetchChunk(max);
+      inFlight = chunk.catch(() => undefined);
+      return chunk;
+    },
+    close() {
+      closing ??= (async () => {
+        await inFlight;
+        if (failure === undefined) {
+          try {
+            await client.query('COMMIT');
+          } catch (error) {
+            failure = error;
+          }
+        }
+        // A failed connection is closed rather than reused; closing it also ends the transaction.
+        held.release(failure);
+      })();
+      return closing;
+    },
+  };
+}

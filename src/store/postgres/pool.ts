@@ -1,0 +1,91 @@
+/**
+ * The connection pool and the bounds that keep a request from hanging on a sick database:
+ * a connect timeout, a server-side statement timeout and a client-side read timeout.
+ */
+import pg from 'pg';
+
+/** Waiting for a connection (new, or a free pool slot) gives up after this. */
+export const CONNECT_TIMEOUT_MS = 3_000;
+/** The server cancels a statement running longer than this. */
+export const STATEMENT_TIMEOUT_MS = 4_000;
+/** The client gives up on an answer after this, for when the server or the network went silent. */
+export const QUERY_TIMEOUT_MS = 5_000;
+/** The server ends a transaction left idle this long; a safety net, streams close their own. */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 5 * 60_000;
+
+export interface PoolOptions {
+  url: string;
+  size: number;
+  /** Told when an idle connection breaks; the pool has already dropped it. */
+  onConnectionError?: (error: Error) => void;
+}
+
+export function createPool(options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.size,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    application_name: 'plantstore',
+    // A 200 promises the write is on disk: insist on it even where the server's default is off.
+    // An `options` parameter in DATABASE_URL replaces this one (pg lets the URL win).
+    options: '-c synchronous_commit=on',
+  });
+  // Without a listener an idle connection that breaks (database restart, network cut) would
+  // crash the process; the pool has already dropped it, and the next query reconnects.
+  pool.on('error', (error) => options.onConnectionError?.(error));
+  return pool;
+}
+
+/** A pooled client held across statements (a transaction, a stream). */
+export interface HeldClient {
+  readonly client: pg.PoolClient;
+  /** Returns the client; with a failure, the connection is closed instead of reused. */
+  release(failure?: unknown): void;
+}
+
+/**
+ * Takes a client out of the pool and listens for its errors while held: the pool stops
+ * listening on checkout, and an unheard 'error' event would crash the process.
+ */
+export async function holdClient(pool: pg.Pool): Promise<HeldClient> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
+  let released = false;
+  return {
+    client,
+    release(failure?: unknown) {
+      if (released) return;
+      released = true;
+      client.off('error', onError);
+      const reason = failure ?? broken;
+      client.release(reason === undefined ? undefined : reason instanceof Error ? reason : new Error(String(reason)));
+    },
+  };
+}
+
+/**
+ * Runs work in one transaction on one held client. On any failure the connection is closed,
+ * which also rolls the transaction back, so a half-done transaction never returns to the pool.
+ */
+export async function inTransaction<T>(pool: pg.Pool, begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const held = await holdClient(pool);
+  try {
+    await held.client.query(begin);
+    const result = await work(held.client);
+    await held.client.query('COMMIT');
+    held.release();
+    return result;
+  } catch (error) {
+    held.release(error);
+    throw error;
+  }
+}

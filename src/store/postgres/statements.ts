@@ -1,0 +1,87 @@
+/**
+ * The store's SQL, each statement named so that pg prepares it once per connection.
+ * Values always travel as parameters; bigint ids go as their decimal text and come back as text.
+ */
+import type pg from 'pg';
+import type { NewTokenRecord } from '../store.js';
+
+type Statement = pg.QueryConfig<unknown[]>;
+
+const TOKEN_COLUMNS = 'id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at';
+
+export const sql = {
+  insertPlant: (owner: string, id: bigint, name: string, tag: string | null): Statement => ({
+    name: 'plantstore_insert_plant',
+    text: 'INSERT INTO plants (owner, id, name, tag) VALUES ($1, $2, $3, $4) ON CONFLICT (owner, id) DO NOTHING',
+    values: [owner, id.toString(), name, tag],
+  }),
+  selectPlant: (owner: string, id: bigint): Statement => ({
+    name: 'plantstore_select_plant',
+    text: 'SELECT name, tag FROM plants WHERE owner = $1 AND id = $2',
+    values: [owner, id.toString()],
+  }),
+  deletePlant: (owner: string, id: bigint): Statement => ({
+    name: 'plantstore_delete_plant',
+    text: 'DELETE FROM plants WHERE owner = $1 AND id = $2',
+    values: [owner, id.toString()],
+  }),
+  /** Plants after `after` (or from the start), ascending, at most `limit`. */
+  listPlants: (owner: string, after: bigint | undefined, limit: number): Statement =>
+    after === undefined
+      ? {
+          name: 'plantstore_list_plants',
+          text: 'SELECT id, name, tag FROM plants WHERE owner = $1 ORDER BY id LIMIT $2',
+          values: [owner, limit],
+        }
+      : {
+          name: 'plantstore_list_plants_after',
+          text: 'SELECT id, name, tag FROM plants WHERE owner = $1 AND id > $2 ORDER BY id LIMIT $3',
+          values: [owner, after.toString(), limit],
+        },
+  /** The id at position `offset` (0-based) of a list, and the one after it if any. */
+  listEdge: (owner: string, after: bigint | undefined, offset: number): Statement =>
+    after === undefined
+      ? {
+          name: 'plantstore_list_edge',
+          text: 'SELECT id FROM plants WHERE owner = $1 ORDER BY id LIMIT 2 OFFSET $2',
+          values: [owner, offset],
+        }
+      : {
+          name: 'plantstore_list_edge_after',
+          text: 'SELECT id FROM plants WHERE owner = $1 AND id > $2 ORDER BY id LIMIT 2 OFFSET $3',
+          values: [owner, after.toString(), offset],
+        },
+  insertToken: (token: NewTokenRecord): Statement => ({
+    name: 'plantstore_insert_token',
+    text: 'INSERT INTO api_tokens (id, digest, user_name, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+    values: [token.id, token.digest, token.user, token.scopes.join(' '), token.createdAt, token.expiresAt],
+  }),
+  /** Inserts only into an empty token table; run under the first-token lock. */
+  insertFirstToken: (token: NewTokenRecord): Statement => ({
+    name: 'plantstore_insert_first_token',
+    text: `INSERT INTO api_tokens (id, digest, user_name, scopes, created_at, expires_at)
+           SELECT $1, $2, $3, $4, $5, $6 WHERE NOT EXISTS (SELECT 1 FROM api_tokens)`,
+    values: [token.id, token.digest, token.user, token.scopes.join(' '), token.createdAt, token.expiresAt],
+  }),
+  tokenByDigest: (digest: Buffer): Statement => ({
+    name: 'plantstore_token_by_digest',
+    text: `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = $1`,
+    values: [digest],
+  }),
+  tokens: (): Statement => ({
+    name: 'plantstore_tokens',
+    text: `SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`,
+    values: [],
+  }),
+  revokeToken: (id: string, at: Date): Statement => ({
+    name: 'plantstore_revoke_token',
+    text: 'UPDATE api_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL',
+    values: [id, at],
+  }),
+  /** Never moves "last used" backwards when instances touch the same token out of order. */
+  touchToken: (id: string, at: Date): Statement => ({
+    name: 'plantstore_touch_token',
+    text: 'UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)',
+    values: [id, at],
+  }),
+} as const;
