@@ -1,0 +1,145 @@
+/**
+ * Reusable parts of the document: response headers, parameters, and the error responses
+ * that several operations share. Each Error response pins `error` to its own status.
+ */
+import { INT32_MAX } from '../../plants/int64.js';
+import type { HeaderObject, JsonSchema, ParameterObject, Reference, ResponseObject } from './types.js';
+
+/** The X-Request-Id values plantstore echoes; anything else is replaced by a fresh id. */
+export const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
+
+export const headers: Record<string, HeaderObject> = {
+  'X-Request-Id': {
+    description:
+      "On every response: the client's own X-Request-Id when it matches the pattern, otherwise a fresh id. " +
+      'Log lines about the request carry the same id.',
+    required: true,
+    schema: { type: 'string', pattern: REQUEST_ID_PATTERN },
+  },
+  Location: {
+    description: 'The path of the plant: /plants/{id}, with the id exactly as stored.',
+    required: true,
+    schema: { type: 'string', pattern: '^/plants/-?[0-9]+$', examples: ['/plants/7'] },
+  },
+  Link: {
+    description:
+      'Present only when `limit` cut the list short: `</plants?limit=<limit>&after=<last id returned>>; rel="next"`. ' +
+      'Absent when nothing follows, and with limit=0. Walking the next links visits every plant that exists ' +
+      'throughout the walk exactly once, even while other plants are created and deleted.',
+    schema: { type: 'string', pattern: '^</plants\\?limit=[0-9]+&after=-?[0-9]+>; rel="next"$' },
+  },
+  'WWW-Authenticate': {
+    description:
+      'RFC 6750. Missing header, other scheme or empty token: `Bearer realm="plantstore"`. Unknown, revoked, expired ' +
+      'or badly signed token: `Bearer realm="plantstore", error="invalid_token"`. Valid token without the scope: ' +
+      '`Bearer realm="plantstore", error="insufficient_scope", scope="<scope>"`.',
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer realm="plantstore"' },
+  },
+  Allow: {
+    description: 'The methods this path answers, HEAD and OPTIONS included.',
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying; the service recovers by itself when its database is back.',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+};
+
+/** A `$ref` to a component by kind and name. */
+export function ref(kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string): Reference {
+  return { $ref: `#/components/${kind}/${name}` };
+}
+
+/** Headers of a response: X-Request-Id always, plus the named ones. */
+export function withRequestId(...names: string[]): Record<string, Reference> {
+  const result: Record<string, Reference> = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+  for (const name of names) result[name] = ref('headers', name);
+  return result;
+}
+
+/** The Error schema with `error` pinned to this response's status. */
+export function errorSchema(status: number): JsonSchema {
+  return { allOf: [ref('schemas', 'Error'), { properties: { error: { const: status } } }] };
+}
+
+/** An Error response; extra headers are named components. */
+export function errorResponse(status: number, description: string, ...headerNames: string[]): ResponseObject {
+  return {
+    description,
+    headers: withRequestId(...headerNames),
+    content: { 'application/json': { schema: errorSchema(status) } },
+  };
+}
+
+export const parameters: Record<string, ParameterObject> = {
+  limit: {
+    name: 'limit',
+    in: 'query',
+    description:
+      'The most plants to return: an integer from 0 to 2147483647 in ASCII decimal digits (leading zeros allowed, ' +
+      'no sign). Absent: every plant of the caller, streamed without limit. 0: `[]` and no Link header. Negative, ' +
+      'fraction, text, empty, repeated or over int32 → 400.',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX },
+  },
+  after: {
+    name: 'after',
+    in: 'query',
+    description:
+      'Extension to the seed specification, used by the Link cursor: only plants whose id is greater than this int64. ' +
+      'ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400.',
+    schema: { type: 'integer', format: 'int64' },
+  },
+  id: {
+    name: 'id',
+    in: 'path',
+    description:
+      'The plant id, an int64 in ASCII decimal digits with an optional leading "-" (leading zeros allowed, "007" is 7). ' +
+      'Text, fraction, "+7", spaces, out of range or empty → 400.',
+    required: true,
+    schema: { type: 'integer', format: 'int64' },
+  },
+  'X-Request-Id': {
+    name: 'X-Request-Id',
+    in: 'header',
+    description: 'Optional id for tracing this request; echoed on the response when it matches the pattern.',
+    schema: { type: 'string', pattern: REQUEST_ID_PATTERN },
+  },
+};
+
+export const responses: Record<string, ResponseObject> = {
+  Unauthorized: errorResponse(
+    401,
+    'No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or ' +
+      'the token is unknown, revoked, expired or badly signed. Checked before the body is read.',
+    'WWW-Authenticate',
+  ),
+  Forbidden: errorResponse(403, 'The token is valid but lacks the scope this operation needs.', 'WWW-Authenticate'),
+  NotFound: errorResponse(404, 'No resource exists at this path (any method).'),
+  MethodNotAllowed: errorResponse(
+    405,
+    'The path exists but does not answer this method (for example PUT /plants or GET /plants/7). ' +
+      'Any method a path does not list answers this.',
+    'Allow',
+  ),
+  UnsupportedMediaType: errorResponse(
+    415,
+    'The request has no Content-Type or one other than application/json (compared case-insensitively; parameters ' +
+      'such as charset=utf-8 are allowed; application/merge-patch+json is another type).',
+  ),
+  Unavailable: errorResponse(
+    503,
+    'The database, or the identity provider holding an uncached JWT key, cannot answer now. Nothing was changed; ' +
+      'retrying later is safe.',
+    'Retry-After',
+  ),
+  InternalError: errorResponse(500, 'An unexpected failure; the message is generic and the details are logged with the request id.'),
+  Preflight: {
+    description:
+      'OPTIONS on any known path: no body, with Allow. CORS headers are added only for origins listed in the ' +
+      'CORS_ORIGINS setting (none by default).',
+    headers: withRequestId('Allow'),
+  },
+};

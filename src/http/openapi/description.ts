@@ -1,0 +1,53 @@
+/**
+ * The document's overview: every point that the seed specification leaves open, and what
+ * plantstore does about it, so a client can rely on it without reading the code.
+ */
+import { READ, WRITE } from '../../auth/principal.js';
+
+export const DESCRIPTION = `A plant store: create, list and delete plants over HTTP with JSON bodies, behind bearer authentication.
+
+## Authentication
+
+Every \`/plants\` operation needs \`Authorization: Bearer <token>\` (scheme name case-insensitive). Two kinds of token:
+API tokens issued by \`plantstore token create\` (\`pst_\` followed by 43 base64url characters), and, when configured,
+JWTs from an identity provider. Scopes: \`${READ}\` for GET, \`${WRITE}\` for POST and DELETE; a read-only API token
+has only \`${READ}\`; a JWT's scopes come from its \`scope\` (or \`scp\`) claim.
+
+- Missing header, other scheme or empty token → 401, \`WWW-Authenticate: Bearer realm="plantstore"\`.
+- Unknown, revoked, expired or badly signed token → 401 with \`error="invalid_token"\`.
+- Valid token without the scope → 403 with \`error="insufficient_scope", scope="…"\`.
+- Token checks run before the body is read: an unauthenticated request never learns whether its body was valid.
+
+## Ownership
+
+Every plant belongs to one owner (the user of the API token that created it, or the owner claim of the JWT). A caller
+sees and deletes only its owner's plants. Ids are unique per owner; another owner's plant answers exactly like an
+absent one (404 on DELETE, absent from GET). All tokens of one user share that user's plants.
+
+## Behaviour the seed leaves open
+
+- POST answers 200 (not 201) with a \`Location\` header. Repeating a create with the same id, name and tag is safe
+  and answers 200 again; the same id with a different name or tag is a 409.
+- A 200 on POST or a 204 on DELETE means the change is committed and synced to disk.
+- GET /plants is ordered by id ascending (numeric int64 order). Without \`limit\` it returns every plant, streamed.
+  With \`limit\` it pages through \`Link: rel="next"\`, using the \`after\` extension parameter as a cursor.
+- DELETE answers 204 with no body, 404 for an id the caller does not have, 400 for an id that is not an int64.
+- Ids are int64 and exact across the whole range: send them as JSON integer literals.
+- Checks run in this order: unknown path 404 → other method 405 (with \`Allow\`) → 401/403 → 415 → 413 → 400.
+- Every error has an \`Error\` body whose \`error\` is the HTTP status, and \`Content-Type: application/json\`.
+- An unexpected failure is a 500 with a generic message; a database that is down gives 503 with \`Retry-After\`, and
+  the service recovers by itself when it is back.
+- There is no rate limiting, so no 429.
+
+## HTTP details
+
+- Every response carries \`X-Request-Id\`: the client's own value when it matches \`^[A-Za-z0-9._:-]{1,128}$\`,
+  otherwise a fresh id.
+- Every path that answers GET also answers HEAD (same status and headers, no body), and every known path answers
+  OPTIONS with 204 and \`Allow\`. CORS headers are sent only to origins listed in the \`CORS_ORIGINS\` setting.
+- A path that does not exist answers 404 and a method that a path does not list answers 405 (see
+  \`components/responses\`), whatever the token.
+- Request headers must arrive within 30 s and the whole request within 30 s, or the connection gets 408 or is closed.
+  What the HTTP parser itself rejects may get a bare 400.
+- Paths carry no version prefix; this document's version is the interface version.
+`;

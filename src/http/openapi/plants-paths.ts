@@ -1,0 +1,122 @@
+/** The /plants operations as the routes in http/plants-routes.ts perform them. */
+import { READ, WRITE } from '../../auth/principal.js';
+import { errorResponse, ref, withRequestId } from './components.js';
+import type { OperationObject, PathItemObject, ResponseObject } from './types.js';
+
+const TAGS = ['plants'];
+const REQUEST_ID = ref('parameters', 'X-Request-Id');
+
+function scopeNote(scope: string): string {
+  return `Needs a bearer token with the scope \`${scope}\` (a read-only token has only \`${READ}\`).`;
+}
+
+function bearer(scope: string): Record<string, string[]>[] {
+  // OpenAPI 3.1 lets a non-OAuth2 requirement list the roles it needs: here, the scope.
+  return [{ bearerAuth: [scope] }];
+}
+
+/** The responses every /plants operation can give besides its own. */
+const common: Record<string, ResponseObject | { $ref: string }> = {
+  401: ref('responses', 'Unauthorized'),
+  403: ref('responses', 'Forbidden'),
+  500: ref('responses', 'InternalError'),
+  503: ref('responses', 'Unavailable'),
+};
+
+function createPlant(bodyLimit: BodyLimitNote): OperationObject {
+  return {
+    operationId: 'createPlant',
+    summary: 'Create a plant',
+    tags: TAGS,
+    description:
+      `Creates a new plant in the store, owned by the caller. ${scopeNote(WRITE)}\n\n` +
+      'Ids are unique per owner: another owner may have a plant with the same id, and neither can learn of the ' +
+      "other's. Posting the same id, name and tag again answers 200 with the stored plant and changes nothing, so " +
+      'a retried create is safe; the same id with a different name or tag is a 409 and the stored plant stays as it ' +
+      'was. Of concurrent creates of one id with different bodies exactly one gets 200. A 200 means the plant is ' +
+      'committed and synced to disk.\n\n' +
+      'Checks run in this order: 401/403, then 415 (media type), 413 (size), 400 (body); an unauthenticated ' +
+      'request never has its body read.',
+    security: bearer(WRITE),
+    parameters: [REQUEST_ID],
+    requestBody: {
+      description: 'A NewPlant object as UTF-8 JSON.',
+      required: true,
+      content: { 'application/json': { schema: ref('schemas', 'NewPlant') } },
+    },
+    responses: {
+      200: {
+        description: 'Created, or an identical retry of an earlier create: the plant as stored.',
+        headers: withRequestId('Location'),
+        content: { 'application/json': { schema: ref('schemas', 'Plant') } },
+      },
+      400: errorResponse(
+        400,
+        'The body is not one JSON object (not JSON, an array, a scalar, empty, invalid UTF-8, a duplicate key) or ' +
+          'breaks a NewPlant field rule.',
+      ),
+      ...common,
+      409: errorResponse(409, 'The caller already has a plant with this id and a different name or tag; nothing changed.'),
+      413: errorResponse(
+        413,
+        `The body is larger than the BODY_LIMIT setting (${bodyLimit.configured ? `${bodyLimit.bytes} bytes on this server` : `default ${bodyLimit.bytes} bytes`}).`,
+      ),
+      415: ref('responses', 'UnsupportedMediaType'),
+    },
+  };
+}
+
+const listPlants: OperationObject = {
+  operationId: 'listPlants',
+  summary: 'List the caller’s plants',
+  tags: TAGS,
+  description:
+    `Returns the plants the caller has access to: those of its owner, never another owner's. ${scopeNote(READ)}\n\n` +
+    'Ordered by id ascending in numeric int64 order (negatives first). Without `limit` every plant is returned, ' +
+    'streamed, so the server’s memory does not grow with the answer; if the database fails mid-stream the ' +
+    'connection is cut and the JSON is left incomplete. With `limit`, a Link header points at the next page ' +
+    'when one follows. A Content-Type header without a body is ignored.',
+  security: bearer(READ),
+  parameters: [ref('parameters', 'limit'), ref('parameters', 'after'), REQUEST_ID],
+  responses: {
+    200: {
+      description: 'The plants, in id order.',
+      headers: withRequestId('Link'),
+      content: { 'application/json': { schema: { type: 'array', items: ref('schemas', 'Plant') } } },
+    },
+    400: errorResponse(400, '`limit` or `after` is malformed, out of range, empty or repeated.'),
+    ...common,
+  },
+};
+
+const deletePlant: OperationObject = {
+  operationId: 'deletePlant',
+  summary: 'Delete a plant',
+  tags: TAGS,
+  description:
+    `Deletes one of the caller's plants by id. ${scopeNote(WRITE)} A 204 means the deletion is committed and ` +
+    'synced to disk. Deleting again answers 404, so a retried delete that already succeeded reports 404. ' +
+    'A Content-Type header without a body is ignored.',
+  security: bearer(WRITE),
+  parameters: [ref('parameters', 'id'), REQUEST_ID],
+  responses: {
+    204: { description: 'Deleted; no body.', headers: withRequestId() },
+    400: errorResponse(400, 'The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/).'),
+    ...common,
+    404: errorResponse(404, 'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.'),
+  },
+};
+
+/** The request body limit that POST enforces, and whether it is this server's or the default. */
+export interface BodyLimitNote {
+  bytes: number;
+  configured: boolean;
+}
+
+/** Paths of the plant resources. */
+export function plantPaths(bodyLimit: BodyLimitNote): Record<string, PathItemObject> {
+  return {
+    '/plants': { post: createPlant(bodyLimit), get: listPlants },
+    '/plants/{id}': { delete: deletePlant },
+  };
+}
