@@ -1,0 +1,25 @@
+-- mixed: of every 20 requests 16 GET /plants?limit=10, 3 POST a new plant, 1 DELETE a plant
+-- this run created. A delete targets a plant created at least LAG posts earlier, so its
+-- create has been answered (at most 50 requests are in flight); until then it is a GET.
+dofile(os.getenv("BENCH_LUA_DIR") .. "/report.lua")
+local base = tonumber(os.getenv("BENCH_ID_BASE"))
+local auth = "Bearer " .. os.getenv("BENCH_TOKEN")
+local LAG = 200
+local n, posted, deleted = 0, 0, 0
+local get
+
+function request()
+  -- Built on first use: wrk sets the Host header only after the script has loaded.
+  get = get or wrk.format("GET", "/plants?limit=10", { ["Authorization"] = auth })
+  n = n + 1
+  local slot = n % 20
+  if slot < 3 then
+    posted = posted + 1
+    local body = string.format('{"id":%d,"name":"bench plant %d","tag":"bench"}', base + posted, posted)
+    return wrk.format("POST", "/plants", { ["Authorization"] = auth, ["Content-Type"] = "application/json" }, body)
+  elseif slot == 3 and deleted + LAG < posted then
+    deleted = deleted + 1
+    return wrk.format("DELETE", string.format("/plants/%d", base + deleted), { ["Authorization"] = auth })
+  end
+  return get
+end
