@@ -1,0 +1,195 @@
+/** GET /plants: ordering, `limit`, `after`, the `Link: rel="next"` header, and walking it. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startTestServer, storeKinds, type TestUser } from '../helpers/server.js';
+
+async function create(user: TestUser, id: bigint | number | string, name = `Plant ${id}`): Promise<void> {
+  const response = await user.request('/plants', { method: 'POST', json: `{"id":${id},"name":${JSON.stringify(name)}}` });
+  assert.equal(response.status, 200, `create ${id}`);
+}
+
+async function get(user: TestUser, query = ''): Promise<{ response: Response; names: string[] }> {
+  const response = await user.request(`/plants${query}`);
+  assert.equal(response.status, 200, `GET /plants${query}`);
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+  const plants = (await response.json()) as { name: string }[];
+  return { response, names: plants.map((plant) => plant.name) };
+}
+
+async function assertBadRequest(user: TestUser, query: string): Promise<void> {
+  const response = await user.request(`/plants${query}`);
+  assert.equal(response.status, 400, `GET /plants${query}`);
+  const body = (await response.json()) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(body).sort(), ['error', 'message']);
+  assert.equal(body.error, 400);
+}
+
+/** Parses `Link: </plants?limit=N&after=ID>; rel="next"`; undefined when absent. */
+function nextLink(response: Response): string | undefined {
+  const link = response.headers.get('link');
+  if (link === null) return undefined;
+  const match = /^<(\/plants\?limit=[0-9]+&after=-?[0-9]+)>; rel="next"$/.exec(link);
+  assert.ok(match, `Link header shape: ${link}`);
+  return match[1];
+}
+
+const IDS = [5n, -3n, 9007199254740993n, 0n, 9223372036854775807n, -9223372036854775808n, 12n, 100n, 9007199254740992n];
+const SORTED = [...IDS].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+for (const kind of storeKinds()) {
+  describe(`GET /plants on ${kind}`, () => {
+    test('200, a JSON array of Plant ordered by id ascending (numeric int64 order, negatives first)', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await Promise.all(IDS.map((id) => create(user, id)));
+      const { response, names } = await get(user);
+      assert.deepEqual(names, SORTED.map((id) => `Plant ${id}`));
+      assert.equal(response.headers.get('link'), null);
+    });
+
+    test('Plant in a list has name and tag only, tag omitted when none', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await user.request('/plants', { method: 'POST', json: '{"id":2,"name":"Fern","tag":"indoor"}' });
+      await create(user, 1, 'Moss');
+      const response = await user.request('/plants');
+      assert.equal(await response.text(), '[{"name":"Moss"},{"name":"Fern","tag":"indoor"}]');
+    });
+
+    test('a user with no plants gets []', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      const response = await user.request('/plants');
+      assert.equal(response.status, 200);
+      assert.equal(await response.text(), '[]');
+      assert.equal(response.headers.get('link'), null);
+    });
+
+    test('limit absent → all of the caller’s plants', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await Promise.all(Array.from({ length: 30 }, (_, i) => create(user, i)));
+      assert.equal((await get(user)).names.length, 30);
+    });
+
+    test('limit=0 → [] and no Link header', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await create(user, 1);
+      const { response, names } = await get(user, '?limit=0');
+      assert.deepEqual(names, []);
+      assert.equal(response.headers.get('link'), null);
+    });
+
+    test('limit cuts the list short: Link </plants?limit=N&after=<last id returned>>; rel="next"', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await Promise.all(IDS.map((id) => create(user, id)));
+      const { response, names } = await get(user, '?limit=3');
+      assert.deepEqual(names, SORTED.slice(0, 3).map((id) => `Plant ${id}`));
+      assert.equal(response.headers.get('link'), `</plants?limit=3&after=${SORTED[2]}>; rel="next"`);
+    });
+
+    test('Link cursors keep ids above 2^53 exact', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await Promise.all([9007199254740992n, 9007199254740993n, 9007199254740994n].map((id) => create(user, id)));
+      const first = await get(user, '?limit=1&after=9007199254740992');
+      assert.deepEqual(first.names, ['Plant 9007199254740993']);
+      assert.equal(first.response.headers.get('link'), '</plants?limit=1&after=9007199254740993>; rel="next"');
+      const second = await get(user, '?limit=1&after=9007199254740993');
+      assert.deepEqual(second.names, ['Plant 9007199254740994']);
+      assert.equal(second.response.headers.get('link'), null);
+    });
+
+    test('no Link header when nothing follows (limit equal to or above the count)', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await Promise.all([1, 2, 3].map((id) => create(user, id)));
+      for (const query of ['?limit=3', '?limit=4', '?limit=2147483647', '?limit=2&after=1']) {
+        const { response, names } = await get(user, query);
+        assert.ok(names.length > 0);
+        assert.equal(response.headers.get('link'), null, query);
+      }
+    });
+
+    test('a large limit that cuts the list short also gets a Link header', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await Promise.all(Array.from({ length: 1203 }, (_, i) => create(user, i)));
+      const { response, names } = await get(user, '?limit=1202');
+      assert.equal(names.length, 1202);
+      assert.equal(response.headers.get('link'), '</plants?limit=1202&after=1201>; rel="next"');
+      const rest = await get(user, '?limit=1202&after=1201');
+      assert.deepEqual(rest.names, ['Plant 1202']);
+      assert.equal(rest.response.headers.get('link'), null);
+    });
+
+    test('limit: leading zeros allowed (007 is 7)', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await Promise.all(Array.from({ length: 10 }, (_, i) => create(user, i)));
+      const { response, names } = await get(user, '?limit=007');
+      assert.equal(names.length, 7);
+      assert.equal(response.headers.get('link'), '</plants?limit=7&after=6>; rel="next"');
+      assert.deepEqual((await get(user, '?limit=000')).names, []);
+    });
+
+    test('limit: negative, fraction, text, empty, repeated, over int32 → 400', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      for (const query of ['?limit=-1', '?limit=-0', '?limit=1.5', '?limit=1.0', '?limit=ten', '?limit=', '?limit', '?limit=1&limit=1', '?limit=2&limit=3', '?limit=2147483648', '?limit=99999999999999999999']) {
+        await assertBadRequest(user, query);
+      }
+    });
+
+    test('limit: +7, " 7", "7 ", 1e2, 0x10, non-ASCII digits → 400', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      for (const value of ['%2B7', '+7', '%207', '7%20', '1e2', '0x10', '%D9%A7', '%EF%BC%97', '7%00']) {
+        await assertBadRequest(user, `?limit=${value}`);
+      }
+    });
+
+    test('after: only plants with id greater than it', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await Promise.all(IDS.map((id) => create(user, id)));
+      assert.deepEqual((await get(user, '?after=0')).names, SORTED.filter((id) => id > 0n).map((id) => `Plant ${id}`));
+      assert.deepEqual((await get(user, '?after=-4')).names, SORTED.filter((id) => id > -4n).map((id) => `Plant ${id}`));
+      assert.deepEqual((await get(user, '?after=-9223372036854775808')).names.length, IDS.length - 1);
+      assert.deepEqual((await get(user, '?after=9223372036854775807')).names, []);
+      assert.deepEqual((await get(user, '?after=-0005')).names.length, SORTED.filter((id) => id > -5n).length);
+    });
+
+    test('after: fraction, text, empty, repeated, out of int64 range, bad spellings → 400', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      const values = ['1.5', 'abc', '', '9223372036854775808', '-9223372036854775809', '%2B7', '%207', '7%20', '1e2', '0x10', '%D9%A7', '--1', '-'];
+      for (const value of values) await assertBadRequest(user, `?after=${value}`);
+      await assertBadRequest(user, '?after=1&after=2');
+      await assertBadRequest(user, '?limit=5&after=x');
+    });
+
+    test('walking next links visits every plant that exists throughout exactly once, while others are created and deleted', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      const stable = Array.from({ length: 40 }, (_, i) => BigInt(i * 10));
+      const doomed = Array.from({ length: 20 }, (_, i) => BigInt(i * 20 + 5));
+      await Promise.all([...stable.map((id) => create(user, id, `stable ${id}`)), ...doomed.map((id) => create(user, id, `doomed ${id}`))]);
+      const seen: string[] = [];
+      let next: string | undefined = '/plants?limit=7';
+      let step = 0;
+      while (next !== undefined) {
+        const response = await user.request(next);
+        assert.equal(response.status, 200);
+        seen.push(...((await response.json()) as { name: string }[]).map((plant) => plant.name));
+        next = nextLink(response);
+        // Between pages, plants come and go both ahead of and behind the cursor.
+        const churn = [
+          create(user, BigInt(step * 10 + 3), `new ${step * 10 + 3}`),
+          create(user, BigInt(400 - step * 10 + 1), `new ${400 - step * 10 + 1}`),
+          user.request(`/plants/${doomed[step] ?? 9999}`, { method: 'DELETE' }),
+        ];
+        await Promise.all(churn);
+        step++;
+      }
+      const stableSeen = seen.filter((name) => name.startsWith('stable '));
+      assert.deepEqual(stableSeen, stable.map((id) => `stable ${id}`), 'every stable plant once, in order');
+      assert.equal(new Set(seen).size, seen.length, 'no plant twice');
+    });
+
+    test('GET carrying Content-Type: application/json and no body is served normally', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await create(user, 1, 'Fern');
+      const response = await user.request('/plants', { headers: { 'content-type': 'application/json' } });
+      assert.equal(response.status, 200);
+      assert.deepEqual(await response.json(), [{ name: 'Fern' }]);
+    });
+  });
+}
