@@ -1,0 +1,131 @@
+/** The PlantStore contract, one suite run against every store. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { StoredPlant } from '../../src/plants/plant.js';
+import type { PlantStream, Store } from '../../src/store/store.js';
+import { uniqueName } from '../helpers/server.js';
+import { storeFactories } from './store-factories.js';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+async function drain(stream: PlantStream, chunk = 2): Promise<StoredPlant[]> {
+  const all: StoredPlant[] = [];
+  try {
+    for (let next = await stream.next(chunk); next.length > 0; next = await stream.next(chunk)) all.push(...next);
+  } finally {
+    await stream.close();
+  }
+  return all;
+}
+
+async function seed(store: Store, owner: string, ids: bigint[]): Promise<void> {
+  for (const id of ids) await store.createPlant(owner, { id, name: `plant ${id}`, tag: null });
+}
+
+for (const factory of storeFactories()) {
+  describe(`PlantStore contract on ${factory.kind}`, { skip: factory.skip }, () => {
+    test('migrate is idempotent and safe when two stores run it at once', async (t) => {
+      const url = await factory.freshUrl(t);
+      const [a, b] = await Promise.all([factory.open(t, { url }), factory.open(t, { url })]);
+      assert.deepEqual(await Promise.all([a.migrate(), b.migrate()]), [0, 0]);
+      await a.ping();
+    });
+
+    test('createPlant creates, then answers unchanged for the same plant and conflict for another', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      const fern = { id: 7n, name: 'Fern', tag: 'green' };
+      assert.deepEqual(await store.createPlant(owner, fern), { outcome: 'created', stored: fern });
+      assert.deepEqual(await store.createPlant(owner, { ...fern }), { outcome: 'unchanged', stored: fern });
+      assert.deepEqual(await store.createPlant(owner, { ...fern, name: 'Moss' }), { outcome: 'conflict', stored: fern });
+      assert.deepEqual(await store.createPlant(owner, { ...fern, tag: null }), { outcome: 'conflict', stored: fern });
+      assert.deepEqual((await store.listPlants(owner, undefined, 10)).plants, [fern]);
+    });
+
+    test('concurrent creates of one id with different bodies give exactly one created, and it is stored', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      const attempts = Array.from({ length: 20 }, (_, i) => ({ id: 42n, name: `body ${i}`, tag: null }));
+      const results = await Promise.all(attempts.map((plant) => store.createPlant(owner, plant)));
+      const created = results.filter((result) => result.outcome === 'created');
+      assert.equal(created.length, 1);
+      assert.equal(results.filter((result) => result.outcome === 'conflict').length, 19);
+      for (const result of results) assert.deepEqual(result.stored, created[0]?.stored);
+      assert.deepEqual((await store.listPlants(owner, undefined, 10)).plants, [created[0]?.stored]);
+    });
+
+    test('ids keep all 64 bits and list in numeric order, negatives first', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      const ids = [INT64_MAX, 9007199254740993n, 0n, -1n, INT64_MIN, 10n, 9n];
+      await seed(store, owner, ids);
+      const listed = (await store.listPlants(owner, undefined, 100)).plants.map((plant) => plant.id);
+      assert.deepEqual(listed, [...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+      assert.equal(await store.deletePlant(owner, 9007199254740992n), false);
+      assert.equal(await store.deletePlant(owner, 9007199254740993n), true);
+    });
+
+    test('owners are apart: the same id twice, each sees and deletes only its own', async (t) => {
+      const store = await factory.open(t);
+      const [alice, bob] = [uniqueName('alice'), uniqueName('bob')];
+      await store.createPlant(alice, { id: 1n, name: 'Fern', tag: null });
+      assert.equal((await store.createPlant(bob, { id: 1n, name: 'Cactus', tag: null })).outcome, 'created');
+      assert.equal(await store.deletePlant(bob, 2n), false);
+      assert.equal(await store.deletePlant(bob, 1n), true);
+      assert.deepEqual((await store.listPlants(alice, undefined, 10)).plants, [{ id: 1n, name: 'Fern', tag: null }]);
+      assert.deepEqual((await store.listPlants(bob, undefined, 10)).plants, []);
+      assert.equal(await store.deletePlant(bob, 1n), false);
+    });
+
+    test('listPlants pages with after and limit and says when more follow', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      await seed(store, owner, [1n, 2n, 3n, 4n, 5n]);
+      const first = await store.listPlants(owner, undefined, 2);
+      assert.deepEqual(first.plants.map((plant) => plant.id), [1n, 2n]);
+      assert.equal(first.hasMore, true);
+      const last = await store.listPlants(owner, 3n, 2);
+      assert.deepEqual(last.plants.map((plant) => plant.id), [4n, 5n]);
+      assert.equal(last.hasMore, false);
+      assert.deepEqual((await store.listPlants(owner, 5n, 2)).plants, []);
+    });
+
+    test('streamPlants reads one snapshot: later creates and deletes do not show', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      await seed(store, owner, [1n, 2n, 3n, 4n, 5n]);
+      const stream = await store.streamPlants(owner, { after: undefined, limit: undefined });
+      assert.deepEqual((await stream.next(2)).map((plant) => plant.id), [1n, 2n]);
+      await store.deletePlant(owner, 4n);
+      await store.createPlant(owner, { id: 6n, name: 'late', tag: null });
+      const rest = await drain(stream);
+      assert.deepEqual(rest.map((plant) => plant.id), [3n, 4n, 5n]);
+    });
+
+    test('streamPlants with limit gives lastIdBeforeMore only when a plant follows', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      await seed(store, owner, [-3n, 1n, 2n, 3n]);
+      const cut = await store.streamPlants(owner, { after: -3n, limit: 2 });
+      assert.equal(cut.lastIdBeforeMore, 2n);
+      assert.deepEqual((await drain(cut)).map((plant) => plant.id), [1n, 2n]);
+      const exact = await store.streamPlants(owner, { after: undefined, limit: 4 });
+      assert.equal(exact.lastIdBeforeMore, undefined);
+      assert.equal((await drain(exact, 3)).length, 4);
+    });
+
+    test('streams closed early give their connection back', async (t) => {
+      const store = await factory.open(t, { poolSize: 2 });
+      const owner = uniqueName();
+      await seed(store, owner, [1n, 2n, 3n]);
+      for (let i = 0; i < 6; i++) {
+        const stream = await store.streamPlants(owner, { after: undefined, limit: undefined });
+        assert.equal((await stream.next(1)).length, 1);
+        await stream.close();
+        await stream.close();
+      }
+      assert.equal((await store.listPlants(owner, undefined, 10)).plants.length, 3);
+    });
+  });
+}
