@@ -1,0 +1,141 @@
+/** Bearer authentication on every /plants operation: 401s, 403, scopes, and auth before the body. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { issueToken } from '../../src/auth/api-tokens.js';
+import { startTestServer, storeKinds, type TestServer } from '../helpers/server.js';
+
+const REALM = 'Bearer realm="plantstore"';
+const INVALID = 'Bearer realm="plantstore", error="invalid_token"';
+const INSUFFICIENT = 'Bearer realm="plantstore", error="insufficient_scope", scope="plants:write"';
+
+const OPERATIONS: { method: string; path: string; body?: string }[] = [
+  { method: 'GET', path: '/plants' },
+  { method: 'POST', path: '/plants', body: '{"id":1,"name":"Fern"}' },
+  { method: 'DELETE', path: '/plants/1' },
+];
+
+/** A request with exactly the Authorization header given (or none). */
+function send(server: TestServer, operation: (typeof OPERATIONS)[number], authorization: string | undefined, headers: Record<string, string> = {}): Promise<Response> {
+  const all = new Headers(headers);
+  if (authorization !== undefined) all.set('authorization', authorization);
+  if (operation.body !== undefined && !all.has('content-type')) all.set('content-type', 'application/json');
+  return fetch(server.url + operation.path, { method: operation.method, headers: all, body: operation.body });
+}
+
+async function assertUnauthorized(response: Response, challenge: string, what: string): Promise<void> {
+  assert.equal(response.status, 401, what);
+  assert.equal(response.headers.get('www-authenticate'), challenge, what);
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+  const body = (await response.json()) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(body).sort(), ['error', 'message']);
+  assert.equal(body.error, 401);
+}
+
+for (const kind of storeKinds()) {
+  describe(`authentication on ${kind}`, () => {
+    test('missing Authorization header → 401 with WWW-Authenticate: Bearer realm="plantstore"', async (t) => {
+      const server = await startTestServer(t, kind);
+      for (const operation of OPERATIONS) await assertUnauthorized(await send(server, operation, undefined), REALM, operation.method);
+    });
+
+    test('other scheme → 401 with WWW-Authenticate: Bearer realm="plantstore"', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      for (const header of [`Basic ${Buffer.from('a:b').toString('base64')}`, `Token ${user.token}`, `Bearerx ${user.token}`, user.token]) {
+        for (const operation of OPERATIONS) await assertUnauthorized(await send(server, operation, header), REALM, `${operation.method} ${header}`);
+      }
+    });
+
+    test('empty token → 401 with WWW-Authenticate: Bearer realm="plantstore"', async (t) => {
+      const server = await startTestServer(t, kind);
+      for (const header of ['Bearer', 'Bearer ', 'Bearer    ', '']) {
+        for (const operation of OPERATIONS) await assertUnauthorized(await send(server, operation, header), REALM, `${operation.method} "${header}"`);
+      }
+    });
+
+    test('unknown token → 401 invalid_token', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const unknown = `pst_${'A'.repeat(43)}`;
+      const tampered = user.token.slice(0, -1) + (user.token.endsWith('A') ? 'B' : 'A');
+      for (const token of [unknown, tampered, 'pst_short', 'not-a-plantstore-token', 'abc.def.ghi', 'bad token chars!']) {
+        for (const operation of OPERATIONS) await assertUnauthorized(await send(server, operation, `Bearer ${token}`), INVALID, `${operation.method} ${token}`);
+      }
+    });
+
+    test('revoked token → 401 invalid_token, on the next request', async (t) => {
+      const server = await startTestServer(t, kind);
+      const issued = await issueToken(server.running.store, { user: 'revokee' });
+      assert.ok(issued !== undefined);
+      assert.equal((await send(server, OPERATIONS[0] as (typeof OPERATIONS)[number], `Bearer ${issued.token}`)).status, 200);
+      assert.equal(await server.running.store.revokeToken(issued.record.id, new Date()), true);
+      for (const operation of OPERATIONS) await assertUnauthorized(await send(server, operation, `Bearer ${issued.token}`), INVALID, operation.method);
+    });
+
+    test('expired token → 401 invalid_token', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user({ expiresInMs: 1 });
+      // The token's expiry time is already in the past by the time it is stored.
+      for (const operation of OPERATIONS) await assertUnauthorized(await send(server, operation, `Bearer ${user.token}`), INVALID, operation.method);
+    });
+
+    test('a token that has not expired yet works', async (t) => {
+      const user = await (await startTestServer(t, kind)).user({ expiresInMs: 60_000 });
+      assert.equal((await user.request('/plants')).status, 200);
+    });
+
+    test('read-only token: GET is allowed', async (t) => {
+      const server = await startTestServer(t, kind);
+      const reader = await server.user({ readOnly: true });
+      const response = await reader.request('/plants');
+      assert.equal(response.status, 200);
+      assert.deepEqual(await response.json(), []);
+    });
+
+    test('read-only token: POST and DELETE → 403 with insufficient_scope, scope="plants:write"', async (t) => {
+      const server = await startTestServer(t, kind);
+      const reader = await server.user({ readOnly: true });
+      for (const operation of OPERATIONS.slice(1)) {
+        const response = await send(server, operation, `Bearer ${reader.token}`);
+        assert.equal(response.status, 403, operation.method);
+        assert.equal(response.headers.get('www-authenticate'), INSUFFICIENT);
+        assert.deepEqual(Object.keys((await response.json()) as object).sort(), ['error', 'message']);
+      }
+      assert.deepEqual(await (await reader.request('/plants')).json(), [], 'nothing was created');
+    });
+
+    test('scheme name is case-insensitive (bearer, BEARER, bEaReR)', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      for (const scheme of ['bearer', 'BEARER', 'bEaReR']) {
+        const response = await send(server, OPERATIONS[0] as (typeof OPERATIONS)[number], `${scheme} ${user.token}`);
+        assert.equal(response.status, 200, scheme);
+      }
+    });
+
+    test('auth before body: an unauthenticated POST with a bad body or wrong content type gets 401, not 400/413/415', async (t) => {
+      const server = await startTestServer(t, kind);
+      const post = { method: 'POST', path: '/plants' };
+      const cases: { body: string; headers: Record<string, string> }[] = [
+        { body: 'not json', headers: { 'content-type': 'application/json' } },
+        { body: '{"id":"x"}', headers: { 'content-type': 'application/json' } },
+        { body: '{"id":1,"name":"Fern"}', headers: { 'content-type': 'text/plain' } },
+        { body: 'x'.repeat(20_000), headers: { 'content-type': 'application/json' } },
+        { body: 'x'.repeat(20_000), headers: { 'content-type': 'application/xml' } },
+      ];
+      for (const { body, headers } of cases) {
+        await assertUnauthorized(await send(server, { ...post, body }, undefined, headers), REALM, `no token, ${headers['content-type']}`);
+        await assertUnauthorized(await send(server, { ...post, body }, `Bearer pst_${'A'.repeat(43)}`, headers), INVALID, `unknown token, ${headers['content-type']}`);
+      }
+    });
+
+    test('scope before body: a read-only POST with a bad body gets 403, not 400/415', async (t) => {
+      const server = await startTestServer(t, kind);
+      const reader = await server.user({ readOnly: true });
+      for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'text/plain' }]) {
+        const response = await send(server, { method: 'POST', path: '/plants', body: 'not json' }, `Bearer ${reader.token}`, headers);
+        assert.equal(response.status, 403);
+      }
+    });
+  });
+}
