@@ -13,13 +13,14 @@ import type { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { plantRoutes } from './http/plants-routes.js';
 import { sendError, toApiError } from './http/respond.js';
+import { RateLimiter } from './http/rate-limit.js';
 import { Router, type Match } from './http/router.js';
 import type { Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import type { Store } from './store/store.js';
 
 export interface AppParts {
-  settings: Pick<Settings, 'bodyLimit' | 'corsOrigins'>;
+  settings: Pick<Settings, 'bodyLimit' | 'corsOrigins' | 'rateLimit'>;
   store: Store;
   authenticator: Authenticator;
   logger: Logger;
@@ -37,6 +38,7 @@ function requestIdOf(req: IncomingMessage): string {
 export function buildApp(parts: AppParts): RequestListener {
   const { store, authenticator, logger, metrics } = parts;
   const corsOrigins = new Set(parts.settings.corsOrigins);
+  const rateLimiter = parts.settings.rateLimit === undefined ? undefined : new RateLimiter(parts.settings.rateLimit);
   const router = new Router();
   const plants = plantRoutes(store, parts.settings.bodyLimit);
   router.add('/plants', plants.collection);
@@ -72,6 +74,8 @@ export function buildApp(parts: AppParts): RequestListener {
     if (operation === undefined) throw errors.methodNotAllowed(route.allow);
     if (operation.scope !== undefined) {
       ctx.principal = await authenticator.authorize(ctx.req.headers.authorization, operation.scope);
+      const waitSeconds = rateLimiter?.take(ctx.principal.owner) ?? 0;
+      if (waitSeconds > 0) throw errors.rateLimited(waitSeconds);
     }
     await operation.handle(ctx);
   }

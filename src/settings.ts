@@ -21,7 +21,14 @@ export interface Settings {
   jwtAudience: string[] | undefined;
   jwtOwnerClaim: string;
   corsOrigins: string[];
+  rateLimit: RateLimit | undefined;
   workers: number;
+}
+
+/** Requests allowed per owner per window (also the burst size). */
+export interface RateLimit {
+  requests: number;
+  windowMs: number;
 }
 
 /** A bad setting: the start stops with one line naming it. */
@@ -76,6 +83,14 @@ function httpUrl(raw: string): string {
   return raw;
 }
 
+/** Parses `<n>/<window>` such as `100/1s`, `6000/1m`, `100000/1h`. */
+export function parseRateLimit(text: string): RateLimit {
+  const match = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,5})?([smh])$/.exec(text);
+  if (match === null) throw new Error('must look like 100/1s, 6000/1m or 100000/1h');
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000 }[match[3] as 's' | 'm' | 'h'];
+  return { requests: Number(match[1]), windowMs: Number(match[2] ?? '1') * unit };
+}
+
 function databaseUrl(raw: string): string {
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
   if (/^postgres(ql)?:\/\//.test(raw)) return raw;
@@ -122,6 +137,14 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
   { key: 'jwtAudience', env: 'JWT_AUDIENCE', flag: 'jwt-audience', default: undefined, doc: 'checked against the aud claim when set (comma-separated to accept several)', parse: optional(list) },
   { key: 'jwtOwnerClaim', env: 'JWT_OWNER_CLAIM', flag: 'jwt-owner-claim', default: 'sub', doc: "the JWT claim that names a plant's owner", parse: nonEmpty },
   { key: 'corsOrigins', env: 'CORS_ORIGINS', flag: 'cors-origins', default: '', doc: 'comma-separated origins allowed by CORS (none by default)', parse: origins },
+  {
+    key: 'rateLimit',
+    env: 'RATE_LIMIT',
+    flag: 'rate-limit',
+    default: '',
+    doc: 'requests per owner per window, e.g. 100/1s (off by default; per instance)',
+    parse: optional(parseRateLimit),
+  },
   { key: 'workers', env: 'WORKERS', flag: 'workers', default: '1', doc: 'processes serving one port (node cluster)', parse: integer(1, 256) },
 ];
 
