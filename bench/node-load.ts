@@ -25,12 +25,12 @@ let socketErrors = 0;
 function next(): { method: string; path: string; body?: string } {
   n++;
   const slot = n % 20;
-  const create = scenario === 'post' || (scenario === 'mixed' && slot < 3);
+  const create = scenario === 'post' || (scenario === 'mixed' && slot >= 2 && slot <= 4);
   if (create) {
     posted++;
     return { method: 'POST', path: '/plants', body: JSON.stringify({ id: base + posted, name: `bench plant ${posted}`, tag: 'bench' }) };
   }
-  if (scenario === 'mixed' && slot === 3 && deleted + LAG < posted) {
+  if (scenario === 'mixed' && slot === 5 && deleted + LAG < posted) {
     deleted++;
     return { method: 'DELETE', path: `/plants/${base + deleted}` };
   }

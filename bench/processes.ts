@@ -87,3 +87,37 @@ export function memoryOf(pid: number): { rssMb: number; hwmMb: number } {
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
 }
+
+/** CPU seconds from /proc: the whole machine's busy time, one process's, and this runner's reaped children's. */
+export interface CpuSnapshot {
+  machine: number;
+  server: number;
+  self: number;
+}
+
+const TICKS = 100; // USER_HZ on Linux
+
+function procStatTimes(path: string): number[] {
+  const text = readFileSync(path, 'utf8');
+  return text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+}
+
+export function cpuSnapshot(serverPid: number): CpuSnapshot {
+  const cpu = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: everything but idle and iowait is busy.
+  const busy = cpu.slice(0, 8).reduce((sum, ticks, i) => (i === 3 || i === 4 ? sum : sum + ticks), 0);
+  // After the ')' field 3 is the state, so utime..cstime (fields 14–17) sit at 11–14.
+  const server = procStatTimes(`/proc/${serverPid}/stat`);
+  const self = procStatTimes('/proc/self/stat');
+  const sum = (times: number[], from: number, to: number) => times.slice(from, to + 1).reduce((a, b) => a + b, 0);
+  return { machine: busy / TICKS, server: sum(server, 11, 12) / TICKS, self: sum(self, 11, 14) / TICKS };
+}
+
+/**
+ * Cores' worth of CPU that neither the server nor the load generator (a reaped child of this
+ * runner) used between two snapshots: other work on a shared machine that skews a run.
+ */
+export function foreignCores(before: CpuSnapshot, after: CpuSnapshot, seconds: number): number {
+  const ours = after.server - before.server + (after.self - before.self);
+  return Math.max(0, after.machine - before.machine - ours) / seconds;
+}

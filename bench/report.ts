@@ -13,6 +13,8 @@ export interface Sample {
   result: LoadResult;
   /** plantstore only: writes committed per transaction during this run (group commit). */
   writesPerBatch: number | undefined;
+  /** CPU that other processes used during the run, in cores: a shared machine skews figures. */
+  otherCores: number;
 }
 
 export interface Row {
@@ -156,7 +158,7 @@ export function targetsTable(targets: readonly Target[]): string[] {
 
 export function samplesTable(samples: readonly Sample[]): string[] {
   return table(
-    ['rep', 'scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'socket errors', 'writes per commit'],
+    ['rep', 'scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'socket errors', 'writes per commit', 'other load (cores)'],
     samples.map((s) => [
       String(s.rep + 1),
       s.scenario,
@@ -168,6 +170,7 @@ export function samplesTable(samples: readonly Sample[]): string[] {
       String(s.result.non2xx),
       String(s.result.socketErrors),
       s.writesPerBatch === undefined ? '' : num(s.writesPerBatch, 1),
+      num(s.otherCores, 2),
     ]),
   );
 }

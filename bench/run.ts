@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { listAll } from './list-all.js';
 import { hasWrk, runLoad, type Scenario } from './load.js';
 import { machineFacts } from './machine.js';
-import { memoryOf } from './processes.js';
+import { cpuSnapshot, foreignCores, memoryOf } from './processes.js';
 import { DURABILITY, checkTargets, listAllTable, resultsTable, samplesTable, summarize, targetsTable, type ListAllSummary, type Sample } from './report.js';
 import { baselineTokens, seedBaseline, seedPlantstore } from './seed.js';
 import { startBaseline, startPlantstore, writeBatches, type RunningServer } from './servers.js';
@@ -72,14 +72,17 @@ async function measure(server: RunningServer, scenario: Scenario, tokens: typeof
   const before = server.name === 'plantstore' ? await writeBatches(server.origin) : undefined;
   const idBase = nextIdBase;
   nextIdBase += 1e9; // a fresh id range per run: creates never collide across repetitions
+  const cpuBefore = cpuSnapshot(server.pid);
+  const started = performance.now();
   const result = await runLoad({ scenario, origin: server.origin, token: tokens[scenario], idBase, seconds: runSeconds, connections }, useWrk);
+  const otherCores = foreignCores(cpuBefore, cpuSnapshot(server.pid), (performance.now() - started) / 1000);
   let writesPerBatch: number | undefined;
   if (before !== undefined && scenario !== 'get') {
     const after = await writeBatches(server.origin);
     writesPerBatch = (after.writes - before.writes) / (after.batches - before.batches);
   }
   await pause(500); // let the server settle (GC, log flush) before the other one starts
-  return { result, writesPerBatch };
+  return { result, writesPerBatch, otherCores };
 }
 
 const samples: Sample[] = [];
@@ -98,9 +101,9 @@ if (loadScenarios.length > 0) {
   for (let rep = 0; rep < reps; rep++) {
     for (const scenario of loadScenarios) {
       for (const { server, tokens } of servers) {
-        const { result, writesPerBatch } = await measure(server, scenario, tokens, seconds);
-        samples.push({ rep, scenario, server: server.name, result, writesPerBatch });
-        say(`  rep ${rep + 1}/${reps} ${scenario.padEnd(5)} ${server.name.padEnd(10)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  non-2xx ${result.non2xx + result.socketErrors}`);
+        const { result, writesPerBatch, otherCores } = await measure(server, scenario, tokens, seconds);
+        samples.push({ rep, scenario, server: server.name, result, writesPerBatch, otherCores });
+        say(`  rep ${rep + 1}/${reps} ${scenario.padEnd(5)} ${server.name.padEnd(10)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  non-2xx ${result.non2xx + result.socketErrors}  other load ${otherCores.toFixed(2)} cores`);
       }
     }
   }
@@ -146,6 +149,8 @@ const lines = [
   ...(listAllSummary === undefined ? [] : ['## list-all', '', ...listAllTable(listAllSummary), '']),
   ...(targets.length > 0 ? ['## Targets', '', ...targetsTable(targets), ''] : []),
   ...(samples.length > 0 ? ['## Every run', '', ...samplesTable(samples), ''] : []),
+  '"other load" is CPU used during the run by processes other than the server and wrk, in cores (from /proc/stat); above ~0.2 the machine was shared and that run is suspect.',
+  '',
   '"writes per commit" is plantstore_db_write_batch_size from /metrics over that run: how many creates and deletes shared one transaction and one fsync.',
   '',
   `Reproduce: \`npm run bench\`${quick ? ' (this file: `npm run bench -- --quick`)' : ''}.`,
