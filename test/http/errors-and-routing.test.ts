@@ -1,0 +1,148 @@
+/** "Everything else" and the order of checks: 404, 405 with Allow, the Error body, 500 and 503. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { StoreUnavailableError } from '../../src/errors.js';
+import { startTestServer, storeKinds } from '../helpers/server.js';
+
+/** An Error body: application/json, exactly {error: status, message: one sentence}, no internals. */
+async function assertError(response: Response, status: number, what = ''): Promise<Record<string, unknown>> {
+  assert.equal(response.status, status, what);
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/, what);
+  const body = (await response.json()) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(body).sort(), ['error', 'message'], what);
+  assert.equal(body.error, status, what);
+  assert.equal(typeof body.message, 'string');
+  assert.doesNotMatch(body.message as string, /\n|\bat .*\(|SELECT|INSERT|SQLITE|\/src\/|\.ts\b|\.js\b/i, 'no stack, SQL or path');
+  return body;
+}
+
+const big = (n: number) => `{"id":1,"name":"Fern","pad":"${'x'.repeat(n)}"}`;
+
+for (const kind of storeKinds()) {
+  describe(`unknown paths and wrong methods on ${kind}`, () => {
+    test('unknown path → 404 Error, with or without a token', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      for (const path of ['/', '/plant', '/PLANTS', '/plants/7/leaves', '/plants/7/', '/v1/plants', '/healthz/x', '/plants//7']) {
+        await assertError(await fetch(server.url + path), 404, `no token ${path}`);
+        await assertError(await user.request(path, { method: 'POST', json: '{}' }), 404, `token ${path}`);
+      }
+    });
+
+    test('known path, other method (PUT /plants) → 405 Error with an Allow header', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      for (const method of ['PUT', 'PATCH', 'DELETE']) {
+        const response = await user.request('/plants', { method });
+        await assertError(response, 405, method);
+        const allow = (response.headers.get('allow') ?? '').split(/,\s*/);
+        assert.ok(allow.includes('GET') && allow.includes('POST'), `Allow: ${allow.join(', ')}`);
+        assert.ok(!allow.includes(method));
+      }
+    });
+
+    test('known path, other method (GET /plants/7) → 405 Error with an Allow header', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH']) {
+        const response = await user.request('/plants/7', { method });
+        await assertError(response, 405, method);
+        const allow = (response.headers.get('allow') ?? '').split(/,\s*/);
+        assert.ok(allow.includes('DELETE'), `Allow: ${allow.join(', ')}`);
+        assert.ok(!allow.includes(method));
+      }
+    });
+
+    test('the methods named in Allow work', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      const allow = (await user.request('/plants', { method: 'PUT' })).headers.get('allow') ?? '';
+      for (const method of allow.split(/,\s*/)) {
+        const response = await user.request('/plants', method === 'POST' ? { method, json: '{"id":1,"name":"Fern"}' } : { method });
+        assert.ok(response.status < 300, `${method} → ${response.status}`);
+      }
+    });
+  });
+
+  describe(`order of checks on ${kind}`, () => {
+    test('unknown path 404 comes before auth 401', async (t) => {
+      const server = await startTestServer(t, kind);
+      await assertError(await fetch(`${server.url}/nothing`, { method: 'POST', body: 'x' }), 404);
+    });
+
+    test('wrong method 405 comes before auth 401', async (t) => {
+      const server = await startTestServer(t, kind);
+      await assertError(await fetch(`${server.url}/plants`, { method: 'PUT' }), 405);
+      await assertError(await fetch(`${server.url}/plants/7`, { method: 'GET' }), 405);
+    });
+
+    test('auth 401/403 comes before media type 415, size 413 and body 400', async (t) => {
+      const server = await startTestServer(t, kind);
+      const reader = await server.user({ readOnly: true });
+      const headers = { 'content-type': 'text/plain' };
+      await assertError(await fetch(`${server.url}/plants`, { method: 'POST', headers, body: big(20_000) }), 401);
+      await assertError(await reader.request('/plants', { method: 'POST', headers, body: big(20_000) }), 403);
+    });
+
+    test('media type 415 comes before size 413', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await assertError(await user.request('/plants', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: big(20_000) }), 415);
+    });
+
+    test('size 413 comes before body 400', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await assertError(await user.request('/plants', { method: 'POST', json: `not json ${'x'.repeat(20_000)}` }), 413);
+    });
+  });
+
+  describe(`Error bodies on ${kind}`, () => {
+    test('every error body is application/json with {error: <status>, message: string} and nothing else', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const reader = await server.user({ readOnly: true });
+      const cases: [Promise<Response>, number][] = [
+        [user.request('/plants', { method: 'POST', json: '{"id":"x","name":"Fern"}' }), 400],
+        [user.request('/plants?limit=x'), 400],
+        [fetch(`${server.url}/plants`), 401],
+        [reader.request('/plants/1', { method: 'DELETE' }), 403],
+        [user.request('/plants/1', { method: 'DELETE' }), 404],
+        [user.request('/nope'), 404],
+        [user.request('/plants', { method: 'PUT' }), 405],
+        [user.request('/plants', { method: 'POST', json: big(20_000) }), 413],
+        [user.request('/plants', { method: 'POST', body: '{}', headers: { 'content-type': 'text/plain' } }), 415],
+      ];
+      for (const [response, status] of cases) await assertError(await response, status);
+      await user.request('/plants', { method: 'POST', json: '{"id":1,"name":"Fern"}' });
+      await assertError(await user.request('/plants', { method: 'POST', json: '{"id":1,"name":"Ivy"}' }), 409);
+    });
+
+    test('an unexpected failure is 500 with a generic message, no stack, no SQL', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const store = server.running.store;
+      store.listPlants = async () => {
+        throw new Error('SQLITE_CORRUPT: SELECT id FROM plants WHERE owner = ? at /srv/plantstore/src/store.ts:12');
+      };
+      store.deletePlant = async () => {
+        throw new TypeError("Cannot read properties of undefined (reading 'id')");
+      };
+      const listed = await assertError(await user.request('/plants?limit=5'), 500);
+      assert.doesNotMatch(listed.message as string, /CORRUPT|owner|srv/);
+      await assertError(await user.request('/plants/1', { method: 'DELETE' }), 500);
+    });
+
+    test('a database that is down makes requests fail with 503 and Retry-After', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const store = server.running.store;
+      const down = async (): Promise<never> => {
+        throw new StoreUnavailableError('connect ECONNREFUSED 10.0.0.5:5432');
+      };
+      store.listPlants = down;
+      store.createPlant = down;
+      for (const response of [await user.request('/plants?limit=1'), await user.request('/plants', { method: 'POST', json: '{"id":1,"name":"Fern"}' })]) {
+        const body = await assertError(response, 503);
+        assert.ok(response.headers.get('retry-after') !== null);
+        assert.doesNotMatch(body.message as string, /ECONNREFUSED|10\.0\.0\.5/);
+      }
+    });
+  });
+}
+
