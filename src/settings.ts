@@ -171,5 +171,17 @@ export function loadSettings(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof
   if (settings.jwtSecret !== undefined && Buffer.byteLength(settings.jwtSecret) < 32) {
     throw new SettingError('JWT_SECRET must be at least 32 bytes long for HS256');
   }
+  if (settings.jwtAudience !== undefined && settings.jwtAudience.length === 0) {
+    throw new SettingError('JWT_AUDIENCE names no audience: give one, or several separated by commas');
+  }
+  // Claim checks without a key source usually mean a misspelt JWT_JWKS_URL: say so rather than refuse every JWT.
+  const jwtChecks = [
+    settings.jwtIssuer !== undefined && 'JWT_ISSUER',
+    settings.jwtAudience !== undefined && 'JWT_AUDIENCE',
+    settings.jwtOwnerClaim !== 'sub' && 'JWT_OWNER_CLAIM',
+  ].filter((name) => name !== false);
+  if (settings.jwtSecret === undefined && settings.jwtJwksUrl === undefined && jwtChecks.length > 0) {
+    throw new SettingError(`${jwtChecks.join(' and ')} set, but JWTs are off: set JWT_JWKS_URL (or JWT_SECRET) too, or unset them`);
+  }
   return settings;
 }

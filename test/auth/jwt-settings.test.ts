@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { loadSettings, SettingError } from '../../src/settings.js';
+
+const SECRET = 'development secret, thirty-two bytes or more';
+const JWKS = 'https://idp.example/.well-known/jwks.json';
+
+function settingError(env: NodeJS.ProcessEnv): SettingError {
+  try {
+    loadSettings(env);
+  } catch (error) {
+    assert.ok(error instanceof SettingError, String(error));
+    return error;
+  }
+  assert.fail(`loadSettings accepted ${JSON.stringify(env)}`);
+}
+
+describe('JWT settings', () => {
+  test('JWT_SECRET and JWT_JWKS_URL both set stops the start', () => {
+    assert.match(settingError({ JWT_SECRET: SECRET, JWT_JWKS_URL: JWKS }).message, /JWT_SECRET and JWT_JWKS_URL/);
+  });
+
+  test('a JWT_SECRET shorter than 32 bytes stops the start', () => {
+    assert.match(settingError({ JWT_SECRET: 'x'.repeat(31) }).message, /JWT_SECRET .*32 bytes/);
+    assert.equal(loadSettings({ JWT_SECRET: 'x'.repeat(32) }).jwtSecret, 'x'.repeat(32));
+  });
+
+  test('a JWT_JWKS_URL that is not an http(s) URL stops the start', () => {
+    for (const url of ['idp.example/jwks.json', 'file:///etc/jwks.json']) {
+      assert.match(settingError({ JWT_JWKS_URL: url }).message, /JWT_JWKS_URL/);
+    }
+  });
+
+  test('JWT_ISSUER, JWT_AUDIENCE or JWT_OWNER_CLAIM without a key source stops the start', () => {
+    assert.match(settingError({ JWT_ISSUER: 'https://idp.example' }).message, /JWT_ISSUER set, but JWTs are off/);
+    assert.match(settingError({ JWT_AUDIENCE: 'plantstore' }).message, /JWT_AUDIENCE/);
+    assert.match(settingError({ JWT_OWNER_CLAIM: 'org_id' }).message, /JWT_OWNER_CLAIM/);
+  });
+
+  test('a JWT_AUDIENCE that names no audience stops the start', () => {
+    assert.match(settingError({ JWT_JWKS_URL: JWKS, JWT_AUDIENCE: ' , ' }).message, /JWT_AUDIENCE names no audience/);
+  });
+
+  test('JWT_AUDIENCE accepts several audiences; JWT_OWNER_CLAIM defaults to sub; JWTs are off by default', () => {
+    const settings = loadSettings({ JWT_JWKS_URL: JWKS, JWT_ISSUER: 'https://idp.example', JWT_AUDIENCE: 'plantstore, api://plantstore' });
+    assert.deepEqual(settings.jwtAudience, ['plantstore', 'api://plantstore']);
+    assert.equal(settings.jwtOwnerClaim, 'sub');
+    const off = loadSettings({});
+    assert.equal(off.jwtSecret, undefined);
+    assert.equal(off.jwtJwksUrl, undefined);
+  });
+});
