@@ -62,7 +62,7 @@ export function withRequestId(...names: string[]): Record<string, Reference> {
 
 /** The Error schema with `error` pinned to this response's status. */
 export function errorSchema(status: number): JsonSchema {
-  return { allOf: [ref('schemas', 'Error'), { properties: { error: { const: status } } }] };
+  return { allOf: [ref('schemas', 'Error'), { type: 'object', properties: { error: { const: status } } }] };
 }
 
 /** An Error response; extra headers are named components. */

@@ -40,6 +40,7 @@ export function opsPaths(): Record<string, PathItemObject> {
       description: `Answers 200 when the database answers in time, else 503. ${PUBLIC}`,
       responses: {
         200: { description: 'The database answers.', headers: withRequestId(), content: { 'application/json': status('ready') } },
+        500: ref('responses', 'InternalError'),
         503: ref('responses', 'Unavailable'),
       },
     }),
@@ -62,7 +63,15 @@ export function opsPaths(): Record<string, PathItemObject> {
         200: {
           description: 'The document.',
           headers: withRequestId(),
-          content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } },
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['openapi', 'info', 'paths'],
+                properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+              },
+            },
+          },
         },
       },
     }),

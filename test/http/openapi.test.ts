@@ -1,0 +1,356 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { openApiDocument } from '../../src/http/openapi.js';
+import { WHITE_SPACE_CLASS } from '../../src/http/openapi/schemas.js';
+import type { OperationObject, ParameterObject, Reference, ResponseObject } from '../../src/http/openapi/types.js';
+import { INT32_MAX } from '../../src/plants/int64.js';
+import { NAME_MAX_LENGTH, PlantValidationError, TAG_MAX_LENGTH, toNewPlant } from '../../src/plants/plant.js';
+import { parseJson } from '../../src/util/strict-json.js';
+import { assertMatchesOpenApi, openApiProblems, openApiSchemaProblems } from '../helpers/openapi-check.js';
+import { startTestServer } from '../helpers/server.js';
+import { call, mint, signingKey, startJwksServer } from '../auth/jwt-fixtures.js';
+
+const doc = openApiDocument();
+
+function operation(path: string, method: 'get' | 'post' | 'delete'): OperationObject {
+  const found = doc.paths[path]?.[method];
+  assert.ok(found, `${method.toUpperCase()} ${path} is documented`);
+  return found;
+}
+
+function deref<T>(value: T | Reference): T {
+  if (typeof value !== 'object' || value === null || !('$ref' in value)) return value as T;
+  let node: unknown = doc;
+  for (const part of value.$ref.split('/').slice(1)) node = (node as Record<string, unknown>)[part];
+  return node as T;
+}
+
+function allResponses(): [string, ResponseObject][] {
+  const result: [string, ResponseObject][] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of ['get', 'post', 'delete'] as const) {
+      for (const [status, response] of Object.entries(item[method]?.responses ?? {})) {
+        result.push([`${method.toUpperCase()} ${path} ${status}`, deref(response)]);
+      }
+    }
+  }
+  for (const [name, response] of Object.entries(doc.components.responses)) result.push([`components/responses/${name}`, response]);
+  return result;
+}
+
+/** The status an Error response pins its `error` to, or undefined for other responses. */
+function errorStatusOf(response: ResponseObject): number | undefined {
+  const pinned = response.content?.['application/json']?.schema?.allOf as { properties?: { error?: { const?: number } } }[] | undefined;
+  return pinned?.[1]?.properties?.error?.const;
+}
+
+describe('the OpenAPI document', () => {
+  test('is valid OpenAPI 3.1 for a maintained validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>);
+    assert.deepEqual(result.errors, undefined);
+    assert.equal(result.valid, true);
+    assert.equal(validator.version, '3.1');
+  });
+
+  test('keeps openapi 3.1.0 and info.version 1.0.0', () => {
+    assert.equal(doc.openapi, '3.1.0');
+    assert.equal(doc.info.version, '1.0.0');
+  });
+
+  test("keeps the seed's Plant: name required, tag optional, no id and nothing else", () => {
+    const plant = doc.components.schemas.Plant;
+    assert.equal(plant?.type, 'object');
+    assert.deepEqual(plant?.required, ['name']);
+    assert.deepEqual(Object.keys(plant?.properties as object), ['name', 'tag']);
+    assert.equal(plant?.additionalProperties, false);
+    assert.deepEqual(openApiSchemaProblems('Plant', { name: 'Fern', tag: 'fern' }), []);
+    assert.notDeepEqual(openApiSchemaProblems('Plant', { id: 7, name: 'Fern' }), []);
+  });
+
+  test("keeps the seed's NewPlant: id int64 and name required, tag optional", () => {
+    const newPlant = doc.components.schemas.NewPlant;
+    const properties = newPlant?.properties as Record<string, Record<string, unknown>>;
+    assert.equal(newPlant?.type, 'object');
+    assert.deepEqual([...(newPlant?.required as string[])].sort(), ['id', 'name']);
+    assert.equal(properties.id?.type, 'integer');
+    assert.equal(properties.id?.format, 'int64');
+    assert.match(String(properties.id?.description), /exact/);
+    assert.match(String(properties.id?.description), /integer literal/);
+    assert.equal(properties.name?.type, 'string');
+    assert.equal(properties.tag?.type, 'string');
+  });
+
+  test("keeps the seed's Error: error int32 (the HTTP status) and message, both required", () => {
+    const error = doc.components.schemas.Error;
+    const properties = error?.properties as Record<string, Record<string, unknown>>;
+    assert.deepEqual([...(error?.required as string[])].sort(), ['error', 'message']);
+    assert.equal(properties.error?.type, 'integer');
+    assert.equal(properties.error?.format, 'int32');
+    assert.equal(properties.message?.type, 'string');
+    assert.ok(!(properties.error?.enum as number[]).includes(429), 'no 429: plantstore has no rate limiting');
+  });
+
+  test("keeps the seed's bearerAuth scheme (http, bearer) on every /plants operation with its scope", () => {
+    assert.equal(doc.components.securitySchemes.bearerAuth?.type, 'http');
+    assert.equal(doc.components.securitySchemes.bearerAuth?.scheme, 'bearer');
+    assert.deepEqual(operation('/plants', 'post').security, [{ bearerAuth: ['plants:write'] }]);
+    assert.deepEqual(operation('/plants', 'get').security, [{ bearerAuth: ['plants:read'] }]);
+    assert.deepEqual(operation('/plants/{id}', 'delete').security, [{ bearerAuth: ['plants:write'] }]);
+    assert.match(operation('/plants', 'post').description, /plants:write/);
+    assert.match(operation('/plants', 'get').description, /plants:read/);
+  });
+
+  test('public operations need no token', () => {
+    for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/docs/{asset}']) {
+      assert.deepEqual(operation(path, 'get').security, [], path);
+    }
+  });
+
+  test('field limits come from the plant rules', () => {
+    const newPlant = doc.components.schemas.NewPlant?.properties as Record<string, Record<string, unknown>>;
+    assert.equal(newPlant.name?.minLength, 1);
+    assert.equal(newPlant.name?.maxLength, NAME_MAX_LENGTH);
+    assert.equal(newPlant.tag?.minLength, 1);
+    assert.equal(newPlant.tag?.maxLength, TAG_MAX_LENGTH);
+  });
+
+  test("the pattern's white space is exactly Unicode White_Space outside the control characters", () => {
+    const listed = new RegExp(`^[${WHITE_SPACE_CLASS}]$`, 'u');
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const char = String.fromCodePoint(cp);
+      const expected = /^\p{White_Space}$/u.test(char) && !/[\u0000-\u001f\u007f]/.test(char);
+      assert.equal(listed.test(char), expected, `U+${cp.toString(16).toUpperCase()}`);
+    }
+  });
+
+  test('the NewPlant schema accepts and rejects names and tags as the service does', () => {
+    const texts = ['Fern', ' Fern ', ' ', '\u00a0', '\u3000', '\u0085', '\ufeff', 'a\u0000b', 'a\u007f', '\t', 'a\tb', '',
+      'x'.repeat(TAG_MAX_LENGTH), 'x'.repeat(TAG_MAX_LENGTH + 1), 'x'.repeat(NAME_MAX_LENGTH), 'x'.repeat(NAME_MAX_LENGTH + 1),
+      '🌱'.repeat(NAME_MAX_LENGTH), '🌱'.repeat(NAME_MAX_LENGTH + 1), '🌱'.repeat(TAG_MAX_LENGTH), '🌱'.repeat(TAG_MAX_LENGTH + 1)];
+    for (const text of texts) {
+      for (const body of [{ id: 1, name: text }, { id: 1, name: 'Fern', tag: text }]) {
+        let accepted = true;
+        try {
+          toNewPlant(parseJson(JSON.stringify(body)));
+        } catch (error) {
+          if (!(error instanceof PlantValidationError)) throw error;
+          accepted = false;
+        }
+        assert.equal(openApiSchemaProblems('NewPlant', body).length === 0, accepted, JSON.stringify(body));
+      }
+    }
+  });
+
+  test('each /plants operation documents every status of the contract, and no 429', () => {
+    const statuses = (op: OperationObject) => Object.keys(op.responses).map(Number);
+    assert.deepEqual(statuses(operation('/plants', 'post')), [200, 400, 401, 403, 409, 413, 415, 500, 503]);
+    assert.deepEqual(statuses(operation('/plants', 'get')), [200, 400, 401, 403, 500, 503]);
+    assert.deepEqual(statuses(operation('/plants/{id}', 'delete')), [204, 400, 401, 403, 404, 500, 503]);
+    assert.equal(doc.components.responses.MethodNotAllowed?.content?.['application/json'] !== undefined, true);
+  });
+
+  test('headers: X-Request-Id everywhere, Location, Link, WWW-Authenticate, Allow, Retry-After where they occur', () => {
+    for (const [where, response] of allResponses()) {
+      assert.ok(response.headers?.['X-Request-Id'], `${where} documents X-Request-Id`);
+      const status = errorStatusOf(response);
+      if (status === 401 || status === 403) assert.ok(response.headers['WWW-Authenticate'], where);
+      if (status === 503) assert.ok(response.headers['Retry-After'], where);
+    }
+    assert.ok(deref(operation('/plants', 'post').responses['200'] as ResponseObject).headers?.Location);
+    assert.ok(deref(operation('/plants', 'get').responses['200'] as ResponseObject).headers?.Link);
+    assert.ok(doc.components.responses.MethodNotAllowed?.headers?.Allow);
+    assert.ok(doc.components.responses.Unauthorized?.headers?.['WWW-Authenticate']);
+    assert.ok(doc.components.responses.Forbidden?.headers?.['WWW-Authenticate']);
+  });
+
+  test('parameters: limit int32 0…2147483647, after int64, path id int64', () => {
+    const params = (op: OperationObject) => (op.parameters ?? []).map((p) => deref<ParameterObject>(p));
+    const list = params(operation('/plants', 'get'));
+    const limit = list.find((p) => p.name === 'limit');
+    const after = list.find((p) => p.name === 'after');
+    const id = params(operation('/plants/{id}', 'delete')).find((p) => p.name === 'id');
+    assert.deepEqual(limit?.schema, { type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX });
+    assert.deepEqual(after?.schema, { type: 'integer', format: 'int64' });
+    assert.equal(id?.in, 'path');
+    assert.equal(id?.required, true);
+    assert.deepEqual(id?.schema, { type: 'integer', format: 'int64' });
+  });
+
+  test('states the decisions the seed leaves open', () => {
+    const text = [doc.info.description, operation('/plants', 'post').description, operation('/plants', 'get').description].join('\n');
+    for (const decision of [/id ascending/, /streamed/, /unique per owner/i, /retr(y|ied)[^.]*safe/i, /no rate limiting/i]) {
+      assert.match(text, decision);
+    }
+  });
+});
+
+describe('the OpenAPI check itself', () => {
+  const headers = { 'content-type': 'application/json', 'x-request-id': 'abc' };
+
+  test('accepts a response that matches', async () => {
+    const response = new Response('{"name":"Fern"}', { status: 200, headers: { ...headers, location: '/plants/7' } });
+    assert.deepEqual(await openApiProblems(response, 'POST', '/plants'), []);
+  });
+
+  test('catches an extra field, a missing header, a wrong media type and an undocumented status', async () => {
+    const leak = new Response('{"id":7,"name":"Fern"}', { status: 200, headers: { ...headers, location: '/plants/7' } });
+    assert.match((await openApiProblems(leak, 'POST', '/plants')).join(), /additional/);
+    const noLocation = new Response('{"name":"Fern"}', { status: 200, headers });
+    assert.match((await openApiProblems(noLocation, 'POST', '/plants')).join(), /Location/);
+    const text = new Response('oops', { status: 400, headers: { 'content-type': 'text/plain', 'x-request-id': 'abc' } });
+    assert.match((await openApiProblems(text, 'GET', '/plants')).join(), /Content-Type/);
+    const teapot = new Response('{"error":418,"message":"no"}', { status: 418, headers });
+    assert.match((await openApiProblems(teapot, 'GET', '/plants')).join(), /not documented/);
+  });
+
+  test("catches an Error whose error is not the response's status", async () => {
+    const response = new Response('{"error":400,"message":"Wrong."}', { status: 409, headers });
+    assert.match((await openApiProblems(response, 'POST', '/plants')).join(), /constant/);
+  });
+
+  test('holds unknown paths to 404 and unlisted methods to 405 with the right Allow', async () => {
+    const wrongAllow = new Response('{"error":405,"message":"No."}', { status: 405, headers: { ...headers, allow: 'GET' } });
+    assert.match((await openApiProblems(wrongAllow, 'PUT', '/plants')).join(), /Allow/);
+    const found = new Response('{"name":"x"}', { status: 200, headers });
+    assert.match((await openApiProblems(found, 'GET', '/nowhere')).join(), /only 404/);
+  });
+});
+
+describe('real responses match the document', () => {
+  test('POST /plants: 200 created, 200 identical retry, 400, 401, 403, 409, 413, 415', async (t) => {
+    const server = await startTestServer(t);
+    const alice = await server.user();
+    const reader = await server.user({ readOnly: true });
+    const post = (init: RequestInit & { json?: unknown }, who = alice) => who.request('/plants', { method: 'POST', ...init });
+    const check = async (response: Response, status: number) => {
+      assert.equal(response.status, status);
+      return assertMatchesOpenApi(response, 'POST', '/plants');
+    };
+    assert.deepEqual(await check(await post({ json: '{"id":9007199254740993,"name":"Fern","tag":"fern"}' }), 200), { name: 'Fern', tag: 'fern' });
+    assert.deepEqual(await check(await post({ json: '{"id":9007199254740993,"name":"Fern","tag":"fern"}' }), 200), { name: 'Fern', tag: 'fern' });
+    await check(await post({ json: '{"id":-1,"name":"Moss"}' }), 200);
+    await check(await post({ json: '{"id":9007199254740993,"name":"Ivy"}' }), 409);
+    await check(await post({ json: '{"id":1.5,"name":"Fern"}' }), 400);
+    await check(await post({ json: '[]' }), 400);
+    await check(await fetch(`${server.url}/plants`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }), 401);
+    await check(await post({ json: { id: 2, name: 'x' }, headers: { authorization: 'Bearer pst_unknown' } }), 401);
+    await check(await post({ json: { id: 2, name: 'x' } }, reader), 403);
+    await check(await post({ body: '{"id":3,"name":"x"}', headers: { 'content-type': 'text/plain' } }), 415);
+    await check(await post({ json: { id: 4, name: 'x', pad: 'x'.repeat(server.settings.bodyLimit) } }), 413);
+  });
+
+  test('GET /plants: 200 with and without limit, Link, HEAD, 400, 401, 403', async (t) => {
+    const server = await startTestServer(t);
+    const alice = await server.user();
+    const reader = await server.user({ readOnly: true, name: alice.name });
+    for (const id of [3, 1, 2]) await alice.request('/plants', { method: 'POST', json: { id, name: `Plant ${id}` } });
+    const check = async (response: Response, status: number, method = 'GET') => {
+      assert.equal(response.status, status);
+      return assertMatchesOpenApi(response, method, '/plants');
+    };
+    const page = await alice.request('/plants?limit=2');
+    assert.equal(page.headers.get('link'), '</plants?limit=2&after=2>; rel="next"');
+    assert.deepEqual(await check(page, 200), [{ name: 'Plant 1' }, { name: 'Plant 2' }]);
+    assert.equal((await check(await reader.request('/plants'), 200) as unknown[]).length, 3);
+    await check(await alice.request('/plants?limit=0'), 200);
+    await check(await alice.request('/plants', { method: 'HEAD' }), 200, 'HEAD');
+    await check(await alice.request('/plants?limit=-1'), 400);
+    await check(await alice.request('/plants?after=1e2'), 400);
+    await check(await fetch(`${server.url}/plants`), 401);
+    await check(await fetch(`${server.url}/plants`, { headers: { authorization: 'Basic YTpi' } }), 401);
+    const writerOnly = await server.user();
+    assert.equal((await check(await writerOnly.request('/plants'), 200) as unknown[]).length, 0);
+    await check(await alice.request('/plants', { headers: { authorization: `Bearer ${alice.token}x` } }), 401);
+    const noScope = await server.user({ readOnly: true });
+    await check(await noScope.request('/plants', { method: 'POST', json: { id: 1, name: 'x' } }), 403, 'POST');
+  });
+
+  test('DELETE /plants/{id}: 204, 400, 401, 403, 404', async (t) => {
+    const server = await startTestServer(t);
+    const alice = await server.user();
+    const reader = await server.user({ readOnly: true });
+    await alice.request('/plants', { method: 'POST', json: { id: 7, name: 'Fern' } });
+    const del = (path: string, who = alice) => who.request(path, { method: 'DELETE' });
+    const check = async (response: Response, status: number) => {
+      assert.equal(response.status, status);
+      return assertMatchesOpenApi(response, 'DELETE');
+    };
+    await check(await del('/plants/7', reader), 403);
+    assert.equal(await check(await del('/plants/7'), 204), undefined);
+    await check(await del('/plants/7'), 404);
+    await check(await del('/plants/seven'), 400);
+    await check(await del('/plants/'), 400);
+    await check(await fetch(`${server.url}/plants/7`, { method: 'DELETE' }), 401);
+  });
+
+  test('wrong methods get 405 with Allow, unknown paths 404, OPTIONS 204', async (t) => {
+    const server = await startTestServer(t);
+    const alice = await server.user();
+    for (const [method, path] of [['PUT', '/plants'], ['PATCH', '/plants'], ['GET', '/plants/7'], ['POST', '/healthz'], ['DELETE', '/docs']]) {
+      const response = await alice.request(path as string, { method });
+      assert.equal(response.status, 405, `${method} ${path}`);
+      await assertMatchesOpenApi(response, method as string);
+    }
+    for (const path of ['/nowhere', '/plants/7/leaves', '/docs/nothing.js']) {
+      const response = await alice.request(path);
+      assert.equal(response.status, 404, path);
+      await assertMatchesOpenApi(response, 'GET');
+    }
+    const options = await fetch(`${server.url}/plants`, { method: 'OPTIONS' });
+    assert.equal(options.status, 204);
+    await assertMatchesOpenApi(options, 'OPTIONS');
+  });
+
+  test('public routes answer without a token as documented', async (t) => {
+    const server = await startTestServer(t);
+    for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/docs/init.js', '/docs/favicon-32x32.png']) {
+      const response = await fetch(server.url + path);
+      assert.equal(response.status, 200, path);
+      await assertMatchesOpenApi(response, 'GET');
+    }
+  });
+
+  test('an identity provider that is down gives 503 with Retry-After on every /plants operation', async (t) => {
+    const key = await signingKey('ES256');
+    const jwks = await startJwksServer(t, [key]);
+    await jwks.stop();
+    const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url });
+    const token = await mint(key);
+    for (const [method, path] of [['POST', '/plants'], ['GET', '/plants'], ['DELETE', '/plants/1']] as const) {
+      const response = await call(server.url, token, path, { method, json: method === 'POST' ? { id: 1, name: 'Fern' } : undefined });
+      assert.equal(response.status, 503, `${method} ${path}`);
+      await assertMatchesOpenApi(response, method);
+    }
+  });
+
+  test('an unexpected failure (the store closed under the server) gives a documented 500', async (t) => {
+    const server = await startTestServer(t);
+    const alice = await server.user();
+    await server.running.store.close();
+    for (const [method, path] of [['POST', '/plants'], ['GET', '/plants'], ['DELETE', '/plants/1'], ['GET', '/readyz']] as const) {
+      const response = await alice.request(path, { method, json: method === 'POST' ? { id: 1, name: 'Fern' } : undefined });
+      assert.ok(response.status === 500 || response.status === 503, `${method} ${path} → ${response.status}`);
+      await assertMatchesOpenApi(response, method);
+    }
+  });
+
+  test('GET /openapi.json serves exactly the built document', async (t) => {
+    const server = await startTestServer(t);
+    const response = await fetch(`${server.url}/openapi.json`);
+    assert.equal(response.headers.get('content-type'), 'application/json');
+    assert.deepEqual(await response.json(), JSON.parse(JSON.stringify(openApiDocument())));
+  });
+
+  test('X-Request-Id: a sane value is echoed, another is replaced', async (t) => {
+    const server = await startTestServer(t);
+    const sane = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'trace-1.a:b_c' } });
+    assert.equal(sane.headers.get('x-request-id'), 'trace-1.a:b_c');
+    await assertMatchesOpenApi(sane, 'GET');
+    const insane = await fetch(`${server.url}/plants`, { headers: { 'x-request-id': 'a b' } });
+    assert.notEqual(insane.headers.get('x-request-id'), 'a b');
+    await assertMatchesOpenApi(insane, 'GET');
+  });
+});
