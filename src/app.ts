@@ -59,14 +59,13 @@ export function buildApp(parts: AppParts): RequestListener {
   }
 
   async function dispatch(ctx: RequestContext, match: Match | undefined): Promise<void> {
+    if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');
     if (match === undefined) throw errors.routeNotFound();
     const { route } = match;
     const method = ctx.req.method ?? 'GET';
-    const allow = route.allow.join(', ');
-    if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, allow);
     if (method === 'OPTIONS') {
       ctx.res.statusCode = 204;
-      ctx.res.setHeader('allow', allow);
+      ctx.res.setHeader('allow', route.allowHeader);
       ctx.res.end();
       return;
     }

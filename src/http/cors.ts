@@ -6,12 +6,14 @@ const EXPOSED_HEADERS = 'Link, Location, X-Request-Id, WWW-Authenticate, Retry-A
 /**
  * CORS headers for the origins listed in CORS_ORIGINS only (none by default); a preflight
  * (OPTIONS) also gets the methods and headers it may use. Other origins get no CORS headers.
+ * Called only when some origin is listed; every answer then says it varies by Origin, so a
+ * cache never hands one origin's answer to another.
  */
 export function applyCors(allowedOrigins: ReadonlySet<string>, req: IncomingMessage, res: ServerResponse, allow: string): void {
+  res.setHeader('vary', 'Origin');
   const origin = req.headers.origin;
   if (origin === undefined || !allowedOrigins.has(origin)) return;
   res.setHeader('access-control-allow-origin', origin);
-  res.setHeader('vary', 'Origin');
   if (req.method !== 'OPTIONS' || req.headers['access-control-request-method'] === undefined) {
     res.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
     return;

@@ -16,6 +16,8 @@ export interface Route {
   template: string;
   operations: Partial<Record<string, Operation>>;
   allow: string[];
+  /** `allow` as the value of an Allow header, joined once. */
+  allowHeader: string;
 }
 
 export interface Match {
@@ -34,7 +36,8 @@ export class Router {
       operations.HEAD = operations.GET;
       methods.push('HEAD');
     }
-    const route: Route = { template, operations, allow: [...methods, 'OPTIONS'] };
+    const allow = [...methods, 'OPTIONS'];
+    const route: Route = { template, operations, allow, allowHeader: allow.join(', ') };
     const param = /\/\{[a-z]+\}$/.exec(template);
     if (param === null) this.exact.set(template, route);
     else this.prefixed.push({ prefix: template.slice(0, param.index + 1), route });

@@ -1,0 +1,113 @@
+/** X-Request-Id on every response, and CORS only for the origins listed in CORS_ORIGINS. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startTestServer, storeKinds } from '../helpers/server.js';
+
+const ORIGIN = 'https://app.example';
+const CORS_HEADERS = ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers', 'access-control-allow-credentials'];
+
+function assertNoCors(response: Response, what: string): void {
+  for (const name of CORS_HEADERS) assert.equal(response.headers.get(name), null, `${what}: ${name}`);
+}
+
+for (const kind of storeKinds()) {
+  describe(`X-Request-Id on ${kind}`, () => {
+    test('every response carries X-Request-Id (success, errors, public routes)', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const responses = [
+        await user.request('/plants'),
+        await user.request('/plants', { method: 'POST', json: '{"id":1,"name":"Fern"}' }),
+        await user.request('/plants/1', { method: 'DELETE' }),
+        await user.request('/plants/1', { method: 'DELETE' }),
+        await fetch(`${server.url}/plants`),
+        await fetch(`${server.url}/nowhere`),
+        await fetch(`${server.url}/plants`, { method: 'PUT' }),
+        await fetch(`${server.url}/healthz`),
+        await fetch(`${server.url}/metrics`),
+      ];
+      const ids = responses.map((response) => response.headers.get('x-request-id'));
+      for (const id of ids) assert.match(id ?? '', /^[A-Za-z0-9._:-]{1,128}$/);
+      assert.equal(new Set(ids).size, ids.length, 'a fresh id per request');
+    });
+
+    test('a sane client value (^[A-Za-z0-9._:-]{1,128}$) is echoed', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      for (const id of ['abc-123', 'req.2026:11_26', 'x'.repeat(128), 'A']) {
+        assert.equal((await user.request('/plants', { headers: { 'x-request-id': id } })).headers.get('x-request-id'), id);
+        assert.equal((await fetch(`${server.url}/nowhere`, { headers: { 'x-request-id': id } })).headers.get('x-request-id'), id);
+      }
+    });
+
+    test('an insane client value is replaced by a fresh id', async (t) => {
+      const server = await startTestServer(t, kind);
+      for (const id of ['x'.repeat(129), 'has space', 'semi;colon', '<script>', 'a/b', 'a=b', '', 'a,b']) {
+        const answered = (await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': id } })).headers.get('x-request-id');
+        assert.notEqual(answered, id);
+        assert.match(answered ?? '', /^[A-Za-z0-9._:-]{1,128}$/);
+      }
+    });
+  });
+
+  describe(`CORS on ${kind}`, () => {
+    test('no CORS headers by default, even for a preflight', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      assertNoCors(await user.request('/plants', { headers: { origin: ORIGIN } }), 'GET');
+      const preflight = await fetch(`${server.url}/plants`, {
+        method: 'OPTIONS',
+        headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      });
+      assertNoCors(preflight, 'preflight');
+    });
+
+    test('an allowed origin (CORS_ORIGINS) gets CORS headers on responses, errors included', async (t) => {
+      const server = await startTestServer(t, kind, { corsOrigins: ORIGIN });
+      const user = await server.user();
+      const ok = await user.request('/plants', { headers: { origin: ORIGIN } });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.headers.get('access-control-allow-origin'), ORIGIN);
+      assert.match(ok.headers.get('vary') ?? '', /origin/i);
+      const exposed = (ok.headers.get('access-control-expose-headers') ?? '').toLowerCase();
+      for (const name of ['link', 'location', 'x-request-id', 'www-authenticate']) assert.ok(exposed.includes(name), `exposes ${name}`);
+      const unauthorized = await fetch(`${server.url}/plants`, { headers: { origin: ORIGIN } });
+      assert.equal(unauthorized.status, 401);
+      assert.equal(unauthorized.headers.get('access-control-allow-origin'), ORIGIN);
+    });
+
+    test('a preflight from an allowed origin works without a token', async (t) => {
+      const server = await startTestServer(t, kind, { corsOrigins: ORIGIN });
+      const preflight = await fetch(`${server.url}/plants`, {
+        method: 'OPTIONS',
+        headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      });
+      assert.ok(preflight.status === 204 || preflight.status === 200, `status ${preflight.status}`);
+      assert.equal(preflight.headers.get('access-control-allow-origin'), ORIGIN);
+      const methods = (preflight.headers.get('access-control-allow-methods') ?? '').split(/,\s*/);
+      assert.ok(methods.includes('POST') && methods.includes('GET'), `methods ${methods.join(', ')}`);
+      const headers = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+      assert.ok(headers.includes('authorization') && headers.includes('content-type'), `headers ${headers}`);
+      const item = await fetch(`${server.url}/plants/7`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'DELETE' } });
+      assert.ok((item.headers.get('access-control-allow-methods') ?? '').includes('DELETE'));
+    });
+
+    test('other origins get no CORS headers', async (t) => {
+      const server = await startTestServer(t, kind, { corsOrigins: ORIGIN });
+      const user = await server.user();
+      for (const origin of ['https://evil.example', 'http://app.example', 'https://app.example.evil', 'null']) {
+        assertNoCors(await user.request('/plants', { headers: { origin } }), origin);
+        const preflight = await fetch(`${server.url}/plants`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+        assertNoCors(preflight, `preflight ${origin}`);
+      }
+    });
+
+    test('with CORS configured, responses vary by Origin even for other origins', async (t) => {
+      const server = await startTestServer(t, kind, { corsOrigins: ORIGIN });
+      const user = await server.user();
+      for (const headers of [{ origin: 'https://evil.example' }, {}] as Record<string, string>[]) {
+        assert.match((await user.request('/plants', { headers })).headers.get('vary') ?? '', /origin/i);
+      }
+    });
+  });
+}
