@@ -26,9 +26,10 @@ function buildJwtVerifier(settings: Settings, logger: Logger): JwtVerifier | und
   if (settings.jwtJwksUrl === undefined) return undefined;
   const url = new URL(settings.jwtJwksUrl);
   const jwks = new JwksCache(url, {
+    // An outage is an operational fact, not a bug: one line with the reason, no stack.
     onFetchFailed: (error) =>
       logger.warn(
-        { err: error },
+        { reason: error.message },
         'cannot fetch the identity provider key set (JWT_JWKS_URL): tokens whose key is not cached get 503 until it answers',
       ),
   });

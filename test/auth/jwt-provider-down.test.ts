@@ -58,10 +58,10 @@ describe('the identity provider is unreachable', () => {
     assert.ok(failure instanceof ApiError);
     assert.equal(failure.status, 503);
     assert.ok(Number(failure.headers['retry-after']) >= 1);
-    const warning = lines.map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string } }).find((entry) => entry.level === 40);
+    const warning = lines.map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string }).find((entry) => entry.level === 40);
     assert.ok(warning !== undefined, 'a warning is logged');
     assert.match(warning.msg, /identity provider key set/);
-    assert.match(warning.err?.message ?? '', /ECONNREFUSED/);
+    assert.match(warning.reason ?? '', /ECONNREFUSED/);
     assert.ok(!lines.join('').includes(token), 'the token is never logged');
   });
 });
