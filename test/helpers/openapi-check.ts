@@ -215,6 +215,7 @@ export async function openApiProblems(response: Response, method: string, path?:
 
 async function check(response: Response, method: string, path: string | undefined): Promise<{ problems: string[]; body: unknown }> {
   assert.ok(!response.bodyUsed, 'check the response against OpenAPI before reading its body');
+  assert.ok(path !== undefined || response.url !== '', 'pass the path: this response has no URL of its own');
   const pathname = (path ?? new URL(response.url).pathname).split('?')[0] as string;
   const expected = expectationFor(method.toUpperCase(), pathname, response.status);
   if (typeof expected === 'string') return { problems: [expected], body: undefined };
