@@ -5,7 +5,7 @@ import { JWKS_REFETCH_INTERVAL_MS } from '../../src/auth/jwks-cache.js';
 import { startTestServer } from '../helpers/server.js';
 import { call, mint, signingKey, startJwksServer } from './jwt-fixtures.js';
 
-describe('key rotation at the identity provider', () => {
+describe('key rotation at the identity provider', { concurrency: true }, () => {
   test('a new kid published in the key set is accepted without a restart', async (t) => {
     const first = await signingKey('RS256');
     const jwks = await startJwksServer(t, [first]);

@@ -9,7 +9,7 @@ import { ApiError } from '../../src/errors.js';
 import { startTestServer } from '../helpers/server.js';
 import { call, mint, signingKey, startJwksServer } from './jwt-fixtures.js';
 
-describe('the identity provider is unreachable', () => {
+describe('the identity provider is unreachable', { concurrency: true }, () => {
   test('cached keys keep working; a key not cached gets 503 with Retry-After; all works again once it is back', async (t) => {
     const cached = await signingKey('RS256');
     const rotated = await signingKey('RS256');
