@@ -141,7 +141,7 @@ function expectationFor(method: string, pathname: string, status: number): Expec
     const name = verb === 'options' ? 'Preflight' : 'MethodNotAllowed';
     const expected = verb === 'options' ? 204 : 405;
     if (status !== expected) return `${method} ${template} is not a documented operation, so only ${expected} may answer it (got ${status})`;
-    return { template, ...component(name), allow, withBody: true };
+    return { template, ...component(name), allow, withBody: verb !== 'head' };
   }
   const documented = operation.responses[String(status)];
   if (documented === undefined) {

@@ -289,7 +289,7 @@ describe('real responses match the document', () => {
   test('wrong methods get 405 with Allow, unknown paths 404, OPTIONS 204', async (t) => {
     const server = await startTestServer(t);
     const alice = await server.user();
-    for (const [method, path] of [['PUT', '/plants'], ['PATCH', '/plants'], ['GET', '/plants/7'], ['POST', '/healthz'], ['DELETE', '/docs']]) {
+    for (const [method, path] of [['PUT', '/plants'], ['PATCH', '/plants'], ['GET', '/plants/7'], ['HEAD', '/plants/7'], ['GET', '/plants/'], ['POST', '/healthz'], ['DELETE', '/docs']]) {
       const response = await alice.request(path as string, { method });
       assert.equal(response.status, 405, `${method} ${path}`);
       await assertMatchesOpenApi(response, method as string);
