@@ -1,5 +1,5 @@
 /** POST /plants, GET /plants and DELETE /plants/{id}: HTTP in, domain rules, store out. */
-import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import { READ, WRITE } from '../auth/principal.js';
 import { errors } from '../errors.js';
 import { parseInt64, parseNonNegativeInt32 } from '../plants/int64.js';
@@ -51,6 +51,20 @@ function pageJson(plants: readonly StoredPlant[]): string {
   return body + ']';
 }
 
+/** Resolves when `res` can take more data or has closed, and leaves no listener behind. */
+function writable(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 export function plantRoutes(store: PlantStore, bodyLimit: number) {
   async function createPlant(ctx: RequestContext): Promise<void> {
     const body = await readJsonBody(ctx.req, bodyLimit);
@@ -94,12 +108,10 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
         const chunk = await stream.next(STREAM_CHUNK);
         if (chunk.length === 0 || res.destroyed) break;
         const text = pageJson(chunk).slice(1, -1);
-        if (!res.write(first ? text : ',' + text)) {
-          await Promise.race([once(res, 'drain'), once(res, 'close')]);
-        }
+        if (!res.write(first ? text : ',' + text)) await writable(res);
         first = false;
       }
-      res.end(']');
+      if (!res.destroyed) res.end(']');
     } catch (error) {
       // The status line is gone: cut the connection so the client sees an incomplete answer.
       res.destroy(error as Error);

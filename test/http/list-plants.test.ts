@@ -191,5 +191,50 @@ for (const kind of storeKinds()) {
       assert.equal(response.status, 200);
       assert.deepEqual(await response.json(), [{ name: 'Fern' }]);
     });
+
+    test('a long list streams to a slow client completely, in order, leaving no listeners behind', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const count = 15_000;
+      await Promise.all(Array.from({ length: count }, (_, i) => server.running.store.createPlant(user.name, { id: BigInt(i), name: `p${i}`, tag: null })));
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+      process.on('warning', onWarning);
+      t.after(() => process.off('warning', onWarning));
+      const response = await user.request('/plants');
+      assert.equal(response.status, 200);
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const parts: Buffer[] = [];
+      for (let step = 0; ; step++) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parts.push(Buffer.from(value));
+        // Read slowly so that the server has to wait for the socket to drain.
+        if (step % 8 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      const names = (JSON.parse(Buffer.concat(parts).toString('utf8')) as { name: string }[]).map((plant) => plant.name);
+      assert.equal(names.length, count);
+      assert.ok(names.every((name, i) => name === `p${i}`));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings.filter((warning) => warning.includes('MaxListeners')), []);
+    });
+
+    test('a client that goes away in the middle of a long list does not stop the server', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      await Promise.all(Array.from({ length: 5_000 }, (_, i) => server.running.store.createPlant(user.name, { id: BigInt(i), name: `p${i}`, tag: null })));
+      for (let i = 0; i < 6; i++) {
+        const abort = new AbortController();
+        const response = await user.request('/plants', { signal: abort.signal });
+        const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+        await reader.read();
+        abort.abort();
+        await reader.read().catch(() => undefined);
+      }
+      const after = await user.request('/plants?limit=2');
+      assert.equal(after.status, 200);
+      assert.deepEqual(await after.json(), [{ name: 'p0' }, { name: 'p1' }]);
+      assert.equal((await user.request('/plants')).status, 200);
+    });
   });
 }
