@@ -89,7 +89,7 @@ describe('the OpenAPI document', () => {
     assert.equal(properties.error?.type, 'integer');
     assert.equal(properties.error?.format, 'int32');
     assert.equal(properties.message?.type, 'string');
-    assert.ok(!(properties.error?.enum as number[]).includes(429), 'no 429: plantstore has no rate limiting');
+    assert.ok((properties.error?.enum as number[]).includes(429), '429 when RATE_LIMIT is on');
   });
 
   test("keeps the seed's bearerAuth scheme (http, bearer) on every /plants operation with its scope", () => {
@@ -144,11 +144,11 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  test('each /plants operation documents every status of the contract, and no 429', () => {
+  test('each /plants operation documents every status of the contract, 429 included (RATE_LIMIT)', () => {
     const statuses = (op: OperationObject) => Object.keys(op.responses).map(Number);
-    assert.deepEqual(statuses(operation('/plants', 'post')), [200, 400, 401, 403, 409, 413, 415, 500, 503]);
-    assert.deepEqual(statuses(operation('/plants', 'get')), [200, 400, 401, 403, 500, 503]);
-    assert.deepEqual(statuses(operation('/plants/{id}', 'delete')), [204, 400, 401, 403, 404, 500, 503]);
+    assert.deepEqual(statuses(operation('/plants', 'post')), [200, 400, 401, 403, 409, 413, 415, 429, 500, 503]);
+    assert.deepEqual(statuses(operation('/plants', 'get')), [200, 400, 401, 403, 429, 500, 503]);
+    assert.deepEqual(statuses(operation('/plants/{id}', 'delete')), [204, 400, 401, 403, 404, 429, 500, 503]);
     assert.equal(doc.components.responses.MethodNotAllowed?.content?.['application/json'] !== undefined, true);
   });
 
@@ -157,7 +157,7 @@ describe('the OpenAPI document', () => {
       assert.ok(response.headers?.['X-Request-Id'], `${where} documents X-Request-Id`);
       const status = errorStatusOf(response);
       if (status === 401 || status === 403) assert.ok(response.headers['WWW-Authenticate'], where);
-      if (status === 503) assert.ok(response.headers['Retry-After'], where);
+      if (status === 503 || status === 429) assert.ok(response.headers['Retry-After'], where);
     }
     assert.ok(deref(operation('/plants', 'post').responses['200'] as ResponseObject).headers?.Location);
     assert.ok(deref(operation('/plants', 'get').responses['200'] as ResponseObject).headers?.Link);
@@ -181,7 +181,7 @@ describe('the OpenAPI document', () => {
 
   test('states the decisions the seed leaves open', () => {
     const text = [doc.info.description, operation('/plants', 'post').description, operation('/plants', 'get').description].join('\n');
-    for (const decision of [/id ascending/, /streamed/, /unique per owner/i, /retr(y|ied)[^.]*safe/i, /no rate limiting/i]) {
+    for (const decision of [/id ascending/, /streamed/, /unique per owner/i, /retr(y|ied)[^.]*safe/i, /rate limiting is off unless/i]) {
       assert.match(text, decision);
     }
   });

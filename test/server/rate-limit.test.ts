@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { assertMatchesOpenApi } from '../helpers/openapi-check.js';
 import { startTestServer } from '../helpers/server.js';
 
 describe('rate limiting', () => {
@@ -18,7 +19,7 @@ describe('rate limiting', () => {
     assert.equal(limited.status, 429);
     assert.equal(limited.headers.get('retry-after'), '20');
     assert.equal(limited.headers.get('content-type'), 'application/json');
-    assert.deepEqual(Object.keys((await limited.json()) as object), ['error', 'message']);
+    assert.deepEqual(await assertMatchesOpenApi(limited, 'POST', '/plants'), { error: 429, message: 'Too many requests for this owner; wait before trying again.' });
     assert.equal((await bob.request('/plants')).status, 200, 'another owner is not limited');
     assert.equal((await alice.request('/healthz')).status, 200, 'public routes are not limited');
   });

@@ -135,6 +135,12 @@ export const responses: Record<string, ResponseObject> = {
       'retrying later is safe.',
     'Retry-After',
   ),
+  TooManyRequests: errorResponse(
+    429,
+    'Only when the RATE_LIMIT setting is on (it is off by default): this owner used up its requests for now. ' +
+      'Counted per owner and per instance, after authentication.',
+    'Retry-After',
+  ),
   InternalError: errorResponse(500, 'An unexpected failure; the message is generic and the details are logged with the request id.'),
   Preflight: {
     description:

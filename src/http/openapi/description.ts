@@ -37,7 +37,8 @@ absent one (404 on DELETE, absent from GET). All tokens of one user share that u
 - Every error has an \`Error\` body whose \`error\` is the HTTP status, and \`Content-Type: application/json\`.
 - An unexpected failure is a 500 with a generic message; a database that is down gives 503 with \`Retry-After\`, and
   the service recovers by itself when it is back.
-- There is no rate limiting, so no 429.
+- Rate limiting is off unless the RATE_LIMIT setting is on; then an owner over its rate gets 429 with \`Retry-After\`
+  (checked right after authentication, before the body).
 
 ## HTTP details
 

@@ -19,6 +19,7 @@ function bearer(scope: string): Record<string, string[]>[] {
 const common: Record<string, ResponseObject | { $ref: string }> = {
   401: ref('responses', 'Unauthorized'),
   403: ref('responses', 'Forbidden'),
+  429: ref('responses', 'TooManyRequests'),
   500: ref('responses', 'InternalError'),
   503: ref('responses', 'Unavailable'),
 };
