@@ -54,8 +54,10 @@ function checkId(value: JsonValue | undefined): bigint {
   if (!(value instanceof JsonNumber) || !value.isIntegerLiteral) {
     throw new PlantValidationError('"id" must be an integer written without fraction or exponent.');
   }
-  const id = BigInt(value.text);
-  if (id < INT64_MIN || id > INT64_MAX) throw new PlantValidationError('"id" must fit in a signed 64-bit integer.');
+  // No int64 is longer than 20 characters ("-9223372036854775808"), and JSON allows no leading
+  // zeros: a longer literal is out of range without paying for a huge BigInt.
+  const id = value.text.length > 20 ? undefined : BigInt(value.text);
+  if (id === undefined || id < INT64_MIN || id > INT64_MAX) throw new PlantValidationError('"id" must fit in a signed 64-bit integer.');
   return id;
 }
 
