@@ -53,8 +53,12 @@ async function bootstrapToken(store: Store, announce: (text: string) => void): P
 
 export async function startServer(settings: Settings, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(settings.logLevel);
-  const store = await openStore(settings);
   const metrics = new Metrics();
+  const store = await openStore({
+    ...settings,
+    registry: metrics.registry,
+    onConnectionError: (err) => logger.warn({ err }, 'a database connection broke; the next query reconnects'),
+  });
   if (store instanceof SqliteStore) store.onWriteBatch = (size, seconds) => metrics.observeWriteBatch(size, seconds);
   if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
 

@@ -1,4 +1,5 @@
 /** Opens the store that DATABASE_URL names. */
+import type { Registry } from 'prom-client';
 import type { Store } from './store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import { sqlitePath } from './sqlite/connection.js';
@@ -8,6 +9,8 @@ export interface StoreOptions {
   databasePoolSize: number;
   /** Told when an idle PostgreSQL connection breaks; the store reconnects by itself. */
   onConnectionError?: (error: Error) => void;
+  /** Where a PostgreSQL store shows its connection pool figures. */
+  registry?: Registry;
 }
 
 /** Opens the store that DATABASE_URL names and applies pending migrations. */
@@ -29,6 +32,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   } catch (error) {
     await store.close();
     throw error;
+  }
+  if (options.registry !== undefined) {
+    const { registerPoolMetrics } = await import('./postgres/pool-metrics.js');
+    registerPoolMetrics(options.registry, () => store.poolStats);
   }
   return store;
 }

@@ -11,6 +11,7 @@ import { migrate } from './migrations.js';
 import { guard } from './pg-errors.js';
 import { openPlantStream } from './plant-stream.js';
 import { createPool, inTransaction, type PoolOptions } from './pool.js';
+import type { PoolStats } from './pool-metrics.js';
 import { toStoredPlant, toTokenRecord, type PlantRow, type TokenRow } from './rows.js';
 import { sql } from './statements.js';
 
@@ -19,23 +20,19 @@ const FIRST_TOKEN_LOCK = '8100971276181400430';
 /** A create finds its holder deleted before it could read it at most this often in a row. */
 const CREATE_ATTEMPTS = 5;
 
-/** Connection pool figures for /metrics. */
-export interface PoolStats {
-  total: number;
-  idle: number;
-  waiting: number;
-}
-
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
   private readonly pool: pg.Pool;
+  private readonly maxConnections: number;
 
   constructor(options: PoolOptions) {
     this.pool = createPool(options);
+    this.maxConnections = options.size;
   }
 
   get poolStats(): PoolStats {
-    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+    const pool = this.pool;
+    return { max: this.maxConnections, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
   }
 
   private query<Row extends pg.QueryResultRow>(statement: pg.QueryConfig<unknown[]>): Promise<pg.QueryResult<Row>> {
