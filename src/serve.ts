@@ -5,6 +5,7 @@
  * and on SIGTERM or SIGINT lets every worker drain before it exits.
  */
 import cluster, { type Worker } from 'node:cluster';
+import { StoreUnavailableError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import { startServer } from './server.js';
@@ -15,15 +16,42 @@ const QUICK_DEATH_MS = 5_000;
 const RESPAWN_DELAY_MS = 1_000;
 /** Workers that die this many times in a row without ever listening mean the start itself is broken. */
 const MAX_FAILED_STARTS = 5;
+const START_RETRY_MAX_MS = 10_000;
 
 export async function serve(settings: Settings): Promise<void> {
-  if (settings.workers > 1 && cluster.isPrimary) return supervise(settings, createLogger(settings.logLevel));
-  return serveOne(settings);
+  const logger = createLogger(settings.logLevel);
+  if (settings.workers > 1 && cluster.isPrimary) return supervise(settings, logger);
+  return serveOne(settings, logger);
+}
+
+/**
+ * Runs a start step again while the database cannot be reached, so that instances started
+ * before their database (or during its restart) come up by themselves once it answers.
+ * A signal meanwhile ends the wait and the process, with status 0: nothing was in flight.
+ */
+async function whenDatabaseAnswers<T>(logger: Logger, step: () => Promise<T>): Promise<T> {
+  const quit = () => process.exit(0);
+  process.once('SIGTERM', quit);
+  process.once('SIGINT', quit);
+  try {
+    for (let delay = 500; ; delay = Math.min(delay * 2, START_RETRY_MAX_MS)) {
+      try {
+        return await step();
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError)) throw error;
+        logger.error({ err: error, retryInMs: delay }, 'the database does not answer; retrying the start');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  } finally {
+    process.off('SIGTERM', quit);
+    process.off('SIGINT', quit);
+  }
 }
 
 /** One serving process: the whole service, or one worker of the cluster. */
-async function serveOne(settings: Settings): Promise<void> {
-  const running = await startServer(settings);
+async function serveOne(settings: Settings, logger: Logger): Promise<void> {
+  const running = await whenDatabaseAnswers(logger, () => startServer(settings, { logger }));
   const stop = (signal: string) => {
     running.logger.info({ signal }, 'draining in-flight requests');
     running.close().then(
@@ -40,7 +68,7 @@ async function serveOne(settings: Settings): Promise<void> {
 
 async function supervise(settings: Settings, logger: Logger): Promise<void> {
   // Migrate once here, so N workers do not all race to it (the lock would make it safe, but slow).
-  const store = await openStore(settings);
+  const store = await whenDatabaseAnswers(logger, () => openStore(settings));
   await store.close();
 
   const startedAt = new Map<Worker, number>();

@@ -70,4 +70,16 @@ describe('database trouble on postgres', { skip: postgres.reason }, () => {
       assert.doesNotMatch(instance.stdout(), /"level":60/, 'no fatal log line');
     });
   }
+
+  test('an instance started while the database is unreachable waits for it and then serves', async (t) => {
+    const databaseUrl = postgres.url as string;
+    const proxy = await startTcpProxy(t, databaseAddress(databaseUrl));
+    proxy.setMode('refuse');
+    const starting = startServerProcess(t, { DATABASE_URL: throughProxy(databaseUrl, proxy), BOOTSTRAP_TOKEN: 'false' });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    proxy.setMode('open');
+    const instance = await starting;
+    assert.match(instance.stdout(), /the database does not answer; retrying the start/);
+    assert.equal((await fetch(`${instance.url}/readyz`)).status, 200);
+  });
 });
