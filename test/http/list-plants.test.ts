@@ -106,8 +106,9 @@ for (const kind of storeKinds()) {
     });
 
     test('a large limit that cuts the list short also gets a Link header', async (t) => {
-      const user = await (await startTestServer(t, kind)).user();
-      await Promise.all(Array.from({ length: 1203 }, (_, i) => create(user, i)));
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      await Promise.all(Array.from({ length: 1203 }, (_, i) => server.running.store.createPlant(user.name, { id: BigInt(i), name: `Plant ${i}`, tag: null })));
       const { response, names } = await get(user, '?limit=1202');
       assert.equal(names.length, 1202);
       assert.equal(response.headers.get('link'), '</plants?limit=1202&after=1201>; rel="next"');
