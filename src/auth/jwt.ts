@@ -2,7 +2,7 @@
  * JWTs from an identity provider: checked against its key set (JWKS) or, for development,
  * an HS256 shared secret. The owner comes from a configurable claim, the scopes from `scope`/`scp`.
  */
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { errors } from '../errors.js';
 import { KeySetUnavailableError, type JwksCache } from './jwks-cache.js';
 import type { CredentialVerifier, Principal } from './principal.js';
@@ -31,8 +31,11 @@ export interface JwtVerifierOptions {
 /** Verifies JWT bearer tokens; every rejection is 401 invalid_token, an unreachable provider 503. */
 export class JwtVerifier implements CredentialVerifier {
   private readonly options: JWTVerifyOptions;
+  /** The HS256 secret's bytes, or the key set's resolver. */
+  private readonly key: Uint8Array | JWTVerifyGetKey;
 
   constructor(private readonly config: JwtVerifierOptions) {
+    this.key = 'secret' in config.keys ? new TextEncoder().encode(config.keys.secret) : config.keys.jwks.getKey;
     this.options = {
       algorithms: 'secret' in config.keys ? ['HS256'] : [...JWKS_ALGORITHMS],
       issuer: config.issuer,
@@ -60,10 +63,8 @@ export class JwtVerifier implements CredentialVerifier {
   }
 
   private async verifySignatureAndClaims(token: string): Promise<JWTPayload> {
-    const keys = this.config.keys;
-    if ('secret' in keys) return (await jwtVerify(token, new TextEncoder().encode(keys.secret), this.options)).payload;
     try {
-      return (await jwtVerify(token, keys.jwks.getKey, this.options)).payload;
+      return (await jwtVerify(token, this.key, this.options)).payload;
     } catch (error) {
       // A token without `kid` may fit several keys of the set; jose hands them over to try in turn.
       if (!(error instanceof joseErrors.JWKSMultipleMatchingKeys)) throw error;

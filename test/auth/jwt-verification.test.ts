@@ -40,6 +40,15 @@ describe('JWTs verified against a JWKS', () => {
     assert.equal((await call(server.url, array, '/plants')).status, 200);
   });
 
+  test('a token without kid is tried against each key of its algorithm in the set', async (t) => {
+    const [first, second] = [await signingKey('ES256'), await signingKey('ES256')];
+    const jwks = await startJwksServer(t, [first, second]);
+    const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url });
+    assert.equal((await call(server.url, await mint(second, userClaims(), { header: { kid: undefined } }), '/plants')).status, 200);
+    const stranger = await signingKey('ES256');
+    await assertInvalidToken(server.url, await mint(stranger, userClaims(), { header: { kid: undefined } }));
+  });
+
   test('an nbf within the 5 s clock tolerance is accepted', async (t) => {
     const { key, server } = await providerAndServer(t);
     const token = await mint(key, userClaims({ nbf: nowSeconds() + 2 }));
