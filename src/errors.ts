@@ -45,6 +45,8 @@ export const errors = {
     new ApiError(409, 'A plant with this id already exists with a different name or tag.'),
   bodyTooLarge: (limit: number) => new ApiError(413, `The request body is larger than the limit of ${limit} bytes.`),
   unsupportedMediaType: () => new ApiError(415, 'The request body must be sent with Content-Type: application/json.'),
+  unsupportedContentEncoding: () =>
+    new ApiError(415, 'The request body must be sent uncompressed; Content-Encoding is not supported.'),
   rateLimited: (retryAfterSeconds: number) =>
     new ApiError(429, 'Too many requests for this owner; wait before trying again.', { 'retry-after': String(retryAfterSeconds) }),
   unavailable: (message = 'The service cannot reach its database right now; try again shortly.', retryAfterSeconds = 1) =>

@@ -1,6 +1,6 @@
 /**
- * Reading a JSON request body, in the contract's order: media type (415), size (413),
- * then UTF-8 and JSON syntax (400). Only called after authentication.
+ * Reading a JSON request body, in the contract's order: media type and content coding (415),
+ * size (413), then UTF-8 and JSON syntax (400). Only called after authentication.
  */
 import type { IncomingMessage } from 'node:http';
 import { errors } from '../errors.js';
@@ -30,6 +30,8 @@ async function readLimited(req: IncomingMessage, limit: number): Promise<Buffer>
 
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<JsonValue> {
   if (!isJsonMediaType(req.headers['content-type'])) throw errors.unsupportedMediaType();
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') throw errors.unsupportedContentEncoding();
   const bytes = await readLimited(req, limit);
   if (bytes.length === 0) throw errors.badRequest('The request body is empty; send a JSON object.');
   let text: string;

@@ -78,6 +78,14 @@ for (const kind of storeKinds()) {
       assert.deepEqual(await listed(user), [won]);
     });
 
+    test('identical creates sent at once all get 200 and store one plant', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      const responses = await Promise.all(Array.from({ length: 10 }, () => post(user, '{"id":9,"name":"Twin","tag":"x"}')));
+      assert.deepEqual(responses.map((response) => response.status), Array(10).fill(200));
+      for (const response of responses) assert.deepEqual(await response.json(), { name: 'Twin', tag: 'x' });
+      assert.deepEqual(await listed(user), [{ name: 'Twin', tag: 'x' }]);
+    });
+
     test('POST with an id above 2^53 keeps it exact (9007199254740993)', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
       const response = await post(user, '{"id":9007199254740993,"name":"Exact"}');

@@ -1,6 +1,7 @@
 /** The request body of POST /plants: one JSON object, UTF-8, size limit, media type, duplicate keys. */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { describe, test } from 'node:test';
 import { startTestServer, storeKinds, type TestUser } from '../helpers/server.js';
 
@@ -173,5 +174,23 @@ for (const kind of storeKinds()) {
         assert.equal(response.status, 200, type);
       }
     });
+
+    test('a compressed body (Content-Encoding other than identity) → 415', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      const gzipped = gzipSync(FERN);
+      for (const encoding of ['gzip', 'br', 'deflate, gzip']) {
+        await assertError(await postBytes(user, gzipped, { 'content-type': 'application/json', 'content-encoding': encoding }), 415);
+      }
+      const identity = await postBytes(user, FERN, { 'content-type': 'application/json', 'content-encoding': 'identity' });
+      assert.equal(identity.status, 200);
+    });
+
+    test('nesting deeper than the parser allows → 400, not a crash', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      const deep = `{"id":1,"name":"Fern","x":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+      await assertError(await user.request('/plants', { method: 'POST', json: deep }), 400);
+      assert.equal((await user.request('/healthz')).status, 200);
+    });
+
   });
 }
