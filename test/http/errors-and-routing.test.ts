@@ -1,8 +1,13 @@
 /** "Everything else" and the order of checks: 404, 405 with Allow, the Error body, 500 and 503. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { issueToken } from '../../src/auth/api-tokens.js';
 import { StoreUnavailableError } from '../../src/errors.js';
-import { startTestServer, storeKinds } from '../helpers/server.js';
+import { startServer } from '../../src/server.js';
+import { loadSettings } from '../../src/settings.js';
+import { authorizedFetch, startTestServer, storeKinds, tempDir } from '../helpers/server.js';
 
 /** An Error body: application/json, exactly {error: status, message: one sentence}, no internals. */
 async function assertError(response: Response, status: number, what = ''): Promise<Record<string, unknown>> {
@@ -143,6 +148,37 @@ for (const kind of storeKinds()) {
         assert.doesNotMatch(body.message as string, /ECONNREFUSED|10\.0\.0\.5/);
       }
     });
+
+    test('a database that is down while the token is checked → 503, not 401', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      server.running.store.findTokenByDigest = async () => {
+        throw new StoreUnavailableError('SQLITE_BUSY: database is locked');
+      };
+      const response = await user.request('/plants');
+      await assertError(response, 503);
+      assert.equal(response.headers.get('www-authenticate'), null);
+    });
+
+    test('an unexpected failure leaves a log line with the request id; no log line holds the token', async (t) => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+      const databaseUrl = kind === 'postgres' ? (process.env.TEST_DATABASE_URL as string) : `sqlite:${join(tempDir(t), 'plantstore.db')}`;
+      const running = await startServer(loadSettings({}, { port: '0', databaseUrl, bootstrapToken: 'false' }), { logger });
+      t.after(() => running.close());
+      const issued = await issueToken(running.store, { user: 'logged' });
+      assert.ok(issued !== undefined);
+      running.store.listPlants = async () => {
+        throw new Error('boom in the store');
+      };
+      const response = await authorizedFetch(`${running.url}/plants?limit=1`, issued.token, { headers: { 'x-request-id': 'trace-500-test' } });
+      await assertError(response, 500);
+      await authorizedFetch(`${running.url}/plants`, issued.token, { method: 'POST', json: '{"id":1,"name":"Fern"}' });
+      const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const failure = records.find((record) => record.reqId === 'trace-500-test' && typeof record.level === 'number' && record.level >= 50);
+      assert.ok(failure, 'an error-level line with the request id');
+      assert.match(JSON.stringify(failure), /boom in the store/, 'the details go to the log, not to the client');
+      assert.ok(!lines.some((line) => line.includes(issued.token)), 'the token never reaches a log');
+    });
   });
 }
-
