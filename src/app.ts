@@ -35,6 +35,17 @@ function requestIdOf(req: IncomingMessage): string {
   return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+/**
+ * The path and query of a request target. Servers must also accept the absolute form
+ * (`GET http://host/plants`, RFC 9112 §3.2.2); anything else that is not a path matches no route.
+ */
+function originForm(target: string): string {
+  if (target.charCodeAt(0) === 0x2f) return target;
+  if (!URL.canParse(target)) return target;
+  const url = new URL(target);
+  return url.pathname + url.search;
+}
+
 export function buildApp(parts: AppParts): RequestListener {
   const { store, authenticator, logger, metrics } = parts;
   const corsOrigins = new Set(parts.settings.corsOrigins);
@@ -83,7 +94,7 @@ export function buildApp(parts: AppParts): RequestListener {
     const started = performance.now();
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
-    const url = req.url ?? '/';
+    const url = originForm(req.url ?? '/');
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
     const match = router.match(pathname);

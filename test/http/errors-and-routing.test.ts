@@ -1,6 +1,7 @@
 /** "Everything else" and the order of checks: 404, 405 with Allow, the Error body, 500 and 503. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { issueToken } from '../../src/auth/api-tokens.js';
@@ -19,6 +20,20 @@ async function assertError(response: Response, status: number, what = ''): Promi
   assert.equal(typeof body.message, 'string');
   assert.doesNotMatch(body.message as string, /\n|\bat .*\(|SELECT|INSERT|SQLITE|\/src\/|\.ts\b|\.js\b/i, 'no stack, SQL or path');
   return body;
+}
+
+/** Sends one raw HTTP/1.1 request and resolves with the status line and the whole answer. */
+function rawRequest(baseUrl: string, head: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+    socket.write(`${head}\r\nConnection: close\r\n\r\n`);
+  });
 }
 
 const big = (n: number) => `{"id":1,"name":"Fern","pad":"${'x'.repeat(n)}"}`;
@@ -54,6 +69,18 @@ for (const kind of storeKinds()) {
         assert.ok(allow.includes('DELETE'), `Allow: ${allow.join(', ')}`);
         assert.ok(!allow.includes(method));
       }
+    });
+
+    test('an absolute-form request target (GET http://host/plants) is served like its path', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      await user.request('/plants', { method: 'POST', json: '{"id":1,"name":"Fern"}' });
+      const host = new URL(server.url).host;
+      const answer = await rawRequest(server.url, `GET http://${host}/plants?limit=5 HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${user.token}`);
+      assert.match(answer, /^HTTP\/1\.1 200 /);
+      assert.ok(answer.endsWith('[{"name":"Fern"}]'), answer);
+      const missing = await rawRequest(server.url, `GET http://${host}/nowhere HTTP/1.1\r\nHost: ${host}`);
+      assert.match(missing, /^HTTP\/1\.1 404 /);
     });
 
     test('the methods named in Allow work', async (t) => {
