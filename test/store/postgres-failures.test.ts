@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { ApiError, StoreUnavailableError } from '../../src/errors.js';
+import { CONNECT_TIMEOUT_MS } from '../../src/store/postgres/pool.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { postgresUrlOrSkipReason } from '../helpers/server.js';
 import { storeFactories } from './store-factories.js';
@@ -34,6 +35,24 @@ describe('PostgreSQL store failures', { skip: postgres.reason }, () => {
       await assert.rejects(store.streamPlants('someone', { after: undefined, limit: undefined }), StoreUnavailableError);
       await assert.rejects(store.createFirstToken({ id: 'tok_x', digest: Buffer.alloc(32), user: 'u', scopes: [], createdAt: new Date(), expiresAt: null }), StoreUnavailableError);
       assert.ok(Date.now() - started < 10_000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a database that accepts connections but never answers fails a call within the connect bound', async (t) => {
+    const silent = createServer(() => undefined).listen(0, '127.0.0.1');
+    await new Promise((resolve) => silent.once('listening', resolve));
+    t.after(() => {
+      silent.close();
+    });
+    const { port } = silent.address() as AddressInfo;
+    const store = new PostgresStore({ url: `postgres://root@127.0.0.1:${port}/test`, size: 2 });
+    try {
+      const started = Date.now();
+      await assert.rejects(store.ping(), StoreUnavailableError);
+      const ms = Date.now() - started;
+      assert.ok(ms >= CONNECT_TIMEOUT_MS - 100 && ms < CONNECT_TIMEOUT_MS + 2000, `failed after ${ms} ms`);
     } finally {
       await store.close();
     }

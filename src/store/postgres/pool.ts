@@ -4,8 +4,13 @@
  */
 import pg from 'pg';
 
-/** Waiting for a connection (new, or a free pool slot) gives up after this. */
+/** Opening a connection gives up after this: a database that does not answer is soon a 503. */
 export const CONNECT_TIMEOUT_MS = 3_000;
+/**
+ * Waiting for a free pool slot gives up after this. Longer than a connect, so that a burst of
+ * requests queues for the pool's connections instead of failing, yet still bounded.
+ */
+export const POOL_WAIT_MS = 10_000;
 /** The server cancels a statement running longer than this. */
 export const STATEMENT_TIMEOUT_MS = 4_000;
 /** The client gives up on an answer after this, for when the server or the network went silent. */
@@ -20,11 +25,22 @@ export interface PoolOptions {
   onConnectionError?: (error: Error) => void;
 }
 
+/**
+ * pg-pool reads connectionTimeoutMillis for the wait for a slot, and so does each client for its
+ * connect; this client keeps its own, shorter bound.
+ */
+class BoundedClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
+
 export function createPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
+    Client: BoundedClient,
     connectionString: options.url,
     max: options.size,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: POOL_WAIT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     query_timeout: QUERY_TIMEOUT_MS,
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
