@@ -28,6 +28,7 @@ export interface AppParts {
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const CLIENT_CLOSED_REQUEST = 499;
 const NOBODY = { owner: '', scopes: new Set<string>() };
 
 function requestIdOf(req: IncomingMessage): string {
@@ -110,8 +111,10 @@ export function buildApp(parts: AppParts): RequestListener {
     res.once('close', () => {
       const seconds = (performance.now() - started) / 1000;
       const route = match?.route.template ?? 'unmatched';
-      metrics.observeRequest(route, req.method ?? '', res.statusCode, seconds);
-      logger.info({ reqId: requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      // 499 (as nginx logs it): the client left before the answer was complete.
+      const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
+      metrics.observeRequest(route, req.method ?? '', status, seconds);
+      logger.info({ reqId: requestId, method: req.method, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
     });
     dispatch(ctx, match).catch((error: unknown) => fail(ctx, error));
   };

@@ -3,7 +3,7 @@
  * size (413), then UTF-8 and JSON syntax (400). Only called after authentication.
  */
 import type { IncomingMessage } from 'node:http';
-import { errors } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from '../util/strict-json.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -20,10 +20,16 @@ async function readLimited(req: IncomingMessage, limit: number): Promise<Buffer>
   if (declared !== undefined && Number(declared) > limit) throw errors.bodyTooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw errors.bodyTooLarge(limit);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw errors.bodyTooLarge(limit);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    // A client that hangs up in the middle of its body is not a failure of the server.
+    if (error instanceof ApiError || !req.destroyed) throw error;
+    throw errors.badRequest('The request body ended before it was complete.');
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }

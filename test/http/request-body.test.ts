@@ -1,9 +1,15 @@
 /** The request body of POST /plants: one JSON object, UTF-8, size limit, media type, duplicate keys. */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, test } from 'node:test';
-import { startTestServer, storeKinds, type TestUser } from '../helpers/server.js';
+import { pino } from 'pino';
+import { issueToken } from '../../src/auth/api-tokens.js';
+import { startServer } from '../../src/server.js';
+import { loadSettings } from '../../src/settings.js';
+import { startTestServer, storeKinds, tempDir, type TestUser } from '../helpers/server.js';
 
 async function assertError(response: Response, status: number): Promise<void> {
   assert.equal(response.status, status);
@@ -192,5 +198,35 @@ for (const kind of storeKinds()) {
       assert.equal((await user.request('/healthz')).status, 200);
     });
 
+    test('a client that hangs up in the middle of its body is not logged or counted as a server failure', async (t) => {
+      const lines: string[] = [];
+      let requestLogged = () => {};
+      const logged = new Promise<void>((resolve) => (requestLogged = resolve));
+      const logger = pino({ level: 'info' }, {
+        write: (line: string) => {
+          lines.push(line);
+          if (line.includes('"msg":"request"')) requestLogged();
+        },
+      });
+      const databaseUrl = kind === 'postgres' ? (process.env.TEST_DATABASE_URL as string) : `sqlite:${join(tempDir(t), 'plantstore.db')}`;
+      const running = await startServer(loadSettings({}, { port: '0', databaseUrl, bootstrapToken: 'false' }), { logger });
+      t.after(() => running.close());
+      const issued = await issueToken(running.store, { user: 'leaver' });
+      assert.ok(issued !== undefined);
+      const { hostname, port } = new URL(running.url);
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(`POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${issued.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":1`);
+        // Hang up while the server waits for the rest of the body (it sends nothing to wait for).
+        setTimeout(() => socket.destroy(), 50);
+      });
+      await logged;
+      const metrics = await (await fetch(`${running.url}/metrics`)).text();
+      const records = lines.map((line) => JSON.parse(line) as { level: number; msg: string; status?: number });
+      assert.deepEqual(records.filter((record) => record.level >= 50), [], 'no error-level line');
+      assert.ok(records.some((record) => record.msg === 'request' && record.status === 499), 'the request is logged as 499');
+      assert.match(metrics, /plantstore_http_requests_total\{[^}]*route="\/plants"[^}]*method="POST"[^}]*status="499"[^}]*\} 1/);
+      assert.doesNotMatch(metrics, /status="500"/);
+      assert.deepEqual(await (await fetch(`${running.url}/plants`, { headers: { authorization: `Bearer ${issued.token}` } })).json(), []);
+    });
   });
 }
