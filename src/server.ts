@@ -63,7 +63,16 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
 
   const app = buildApp({ settings, store, authenticator: buildAuthenticator(settings, store, logger), logger, metrics });
-  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: 5_000 }, app);
+  const server = createServer(
+    {
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      headersTimeout: REQUEST_TIMEOUT_MS,
+      // Node checks those timeouts only this often (30 s by default, which would let a stall last 60 s).
+      connectionsCheckingInterval: 1_000,
+      keepAliveTimeout: 5_000,
+    },
+    app,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(settings.port, settings.host, () => {
