@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { issueToken } from '../../src/auth/api-tokens.js';
-import { startTestServer, storeKinds, type TestServer } from '../helpers/server.js';
+import { startTestServer, storeKinds, uniqueName, type TestServer } from '../helpers/server.js';
 
 const REALM = 'Bearer realm="plantstore"';
 const INVALID = 'Bearer realm="plantstore", error="invalid_token"';
@@ -65,7 +65,7 @@ for (const kind of storeKinds()) {
 
     test('revoked token → 401 invalid_token, on the next request', async (t) => {
       const server = await startTestServer(t, kind);
-      const issued = await issueToken(server.running.store, { user: 'revokee' });
+      const issued = await issueToken(server.running.store, { user: uniqueName('revokee') });
       assert.ok(issued !== undefined);
       assert.equal((await send(server, OPERATIONS[0] as (typeof OPERATIONS)[number], `Bearer ${issued.token}`)).status, 200);
       assert.equal(await server.running.store.revokeToken(issued.record.id, new Date()), true);

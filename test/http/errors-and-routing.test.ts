@@ -8,7 +8,7 @@ import { issueToken } from '../../src/auth/api-tokens.js';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { startServer } from '../../src/server.js';
 import { loadSettings } from '../../src/settings.js';
-import { authorizedFetch, startTestServer, storeKinds, tempDir } from '../helpers/server.js';
+import { authorizedFetch, startTestServer, storeKinds, tempDir, uniqueName } from '../helpers/server.js';
 
 /** An Error body: application/json, exactly {error: status, message: one sentence}, no internals. */
 async function assertError(response: Response, status: number, what = ''): Promise<Record<string, unknown>> {
@@ -193,7 +193,7 @@ for (const kind of storeKinds()) {
       const databaseUrl = kind === 'postgres' ? (process.env.TEST_DATABASE_URL as string) : `sqlite:${join(tempDir(t), 'plantstore.db')}`;
       const running = await startServer(loadSettings({}, { port: '0', databaseUrl, bootstrapToken: 'false' }), { logger });
       t.after(() => running.close());
-      const issued = await issueToken(running.store, { user: 'logged' });
+      const issued = await issueToken(running.store, { user: uniqueName('logged') });
       assert.ok(issued !== undefined);
       running.store.listPlants = async () => {
         throw new Error('boom in the store');

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { issueToken } from '../../src/auth/api-tokens.js';
 import { startServer } from '../../src/server.js';
 import { loadSettings } from '../../src/settings.js';
-import { startTestServer, storeKinds, tempDir, type TestUser } from '../helpers/server.js';
+import { startTestServer, storeKinds, tempDir, uniqueName, type TestUser } from '../helpers/server.js';
 
 async function assertError(response: Response, status: number): Promise<void> {
   assert.equal(response.status, status);
@@ -211,7 +211,7 @@ for (const kind of storeKinds()) {
       const databaseUrl = kind === 'postgres' ? (process.env.TEST_DATABASE_URL as string) : `sqlite:${join(tempDir(t), 'plantstore.db')}`;
       const running = await startServer(loadSettings({}, { port: '0', databaseUrl, bootstrapToken: 'false' }), { logger });
       t.after(() => running.close());
-      const issued = await issueToken(running.store, { user: 'leaver' });
+      const issued = await issueToken(running.store, { user: uniqueName('leaver') });
       assert.ok(issued !== undefined);
       const { hostname, port } = new URL(running.url);
       const socket = connect(Number(port), hostname, () => {
