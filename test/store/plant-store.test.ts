@@ -55,6 +55,25 @@ for (const factory of storeFactories()) {
       assert.deepEqual((await store.listPlants(owner, undefined, 10)).plants, [created[0]?.stored]);
     });
 
+    test('a burst of creates with repeats inside it: one created per id, repeats unchanged or conflict by body', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      const burst = [1n, 2n, 2n, 2n, 3n, 2n, 4n, 3n].map((id, i) => ({ id, name: i % 2 === 0 ? `even ${id}` : `odd ${id}`, tag: null }));
+      const results = await Promise.all(burst.map((plant) => store.createPlant(owner, plant)));
+      const listed = (await store.listPlants(owner, undefined, 10)).plants;
+      assert.deepEqual(listed.map((plant) => plant.id), [1n, 2n, 3n, 4n]);
+      for (const id of [1n, 2n, 3n, 4n]) {
+        const forId = results.filter((result, i) => burst[i]?.id === id);
+        assert.equal(forId.filter((result) => result.outcome === 'created').length, 1, `one created for ${id}`);
+        const stored = listed.find((plant) => plant.id === id);
+        for (const [i, result] of results.entries()) {
+          if (burst[i]?.id !== id) continue;
+          assert.deepEqual(result.stored, stored);
+          if (result.outcome !== 'created') assert.equal(result.outcome, burst[i]?.name === stored?.name ? 'unchanged' : 'conflict');
+        }
+      }
+    });
+
     test('ids keep all 64 bits and list in numeric order, negatives first', async (t) => {
       const store = await factory.open(t);
       const owner = uniqueName();

@@ -64,6 +64,13 @@ describe('PostgreSQL store failures', { skip: postgres.reason }, () => {
     const isBadRequest = (error: unknown) => error instanceof ApiError && error.status === 400;
     await assert.rejects(store.createPlant('nul\u0000owner', { id: 1n, name: 'Fern', tag: null }), isBadRequest);
     await assert.rejects(store.listPlants('nul\u0000owner', undefined, 10), isBadRequest);
+    const burst = await Promise.allSettled([
+      store.createPlant('plain', { id: 1n, name: 'first alone', tag: null }),
+      store.createPlant('nul\u0000owner', { id: 1n, name: 'Fern', tag: null }),
+      store.createPlant('plain', { id: 2n, name: 'batched with a bad one', tag: null }),
+    ]);
+    assert.deepEqual(burst.map((settled) => settled.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.ok(burst[1]?.status === 'rejected' && isBadRequest(burst[1].reason));
     await assert.rejects(store.createPlant(randomBytes(12_000).toString('hex'), { id: 1n, name: 'Fern', tag: null }), isBadRequest);
   });
 });

@@ -21,6 +21,11 @@ const UNAVAILABLE_CLASSES = new Set(['08', '25', '28', '3D', '40', '53', '55', '
  */
 const CLIENT_VALUE_CLASSES = new Set(['22', '54']);
 
+/** True for an error PostgreSQL answered with (a SQLSTATE), false for trouble reaching it. */
+export function isDatabaseError(error: unknown): boolean {
+  return error instanceof pg.DatabaseError;
+}
+
 /** Maps one failure of a pg call to the error the store throws. */
 export function toStoreError(error: unknown): unknown {
   if (error instanceof pg.DatabaseError) {

@@ -15,6 +15,34 @@ export const sql = {
     text: 'INSERT INTO plants (owner, id, name, tag) VALUES ($1, $2, $3, $4) ON CONFLICT (owner, id) DO NOTHING',
     values: [owner, id.toString(), name, tag],
   }),
+  /**
+   * Inserts a batch of plants in one statement. Rows go in (owner, id) order so that concurrent
+   * batches take their row locks in one order and cannot deadlock; among rows of one key the
+   * earliest in the batch wins. Answers, for every row whose key was inserted now, its position
+   * (1-based) and the position of the row that won.
+   */
+  insertPlants: (owners: string[], ids: string[], names: string[], tags: (string | null)[]): Statement => ({
+    name: 'plantstore_insert_plants',
+    text: `WITH input AS (
+             SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[]) WITH ORDINALITY AS t(owner, id, name, tag, n)
+           ), inserted AS (
+             INSERT INTO plants (owner, id, name, tag)
+             SELECT owner, id, name, tag FROM input ORDER BY owner, id, n
+             ON CONFLICT (owner, id) DO NOTHING
+             RETURNING owner, id
+           )
+           SELECT input.n, min(input.n) OVER (PARTITION BY input.owner, input.id) AS winner
+           FROM input JOIN inserted USING (owner, id)`,
+    values: [owners, ids, names, tags],
+  }),
+  /** The stored plants at the given (owner, id) keys, each with the position it was asked at. */
+  selectPlants: (owners: string[], ids: string[], positions: number[]): Statement => ({
+    name: 'plantstore_select_plants',
+    text: `SELECT k.n, p.name, p.tag
+           FROM unnest($1::text[], $2::bigint[], $3::integer[]) AS k(owner, id, n)
+           JOIN plants p ON p.owner = k.owner AND p.id = k.id`,
+    values: [owners, ids, positions],
+  }),
   selectPlant: (owner: string, id: bigint): Statement => ({
     name: 'plantstore_select_plant',
     text: 'SELECT name, tag FROM plants WHERE owner = $1 AND id = $2',
