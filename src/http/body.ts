@@ -8,11 +8,19 @@ import { JsonSyntaxError, parseJson, type JsonValue } from '../util/strict-json.
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+/** Charsets whose bytes are UTF-8 as sent; a body declared in any other would be misread. */
+const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
+
+/** `application/json`, compared case-insensitively, with no charset or a UTF-8 one. */
 export function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
   const semicolon = contentType.indexOf(';');
   const essence = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
-  return essence === 'application/json';
+  if (essence !== 'application/json') return false;
+  if (semicolon === -1) return true;
+  const charset = CHARSET_PARAMETER.exec(contentType.slice(semicolon));
+  return charset === null || UTF8_CHARSETS.has((charset[1] as string).toLowerCase());
 }
 
 async function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {

@@ -172,9 +172,17 @@ for (const kind of storeKinds()) {
       assert.deepEqual(await listed(user), []);
     });
 
+    test('a charset other than UTF-8 → 415 (the body would be misread)', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      for (const type of ['application/json; charset=utf-16', 'application/json; charset=ISO-8859-1', 'application/json;charset="windows-1252"']) {
+        await assertError(await postBytes(user, FERN, { 'content-type': type }), 415);
+      }
+      assert.deepEqual(await listed(user), []);
+    });
+
     test('Content-Type compared case-insensitively, parameters allowed: Application/JSON; charset=utf-8 → 200', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
-      const types = ['Application/JSON; charset=utf-8', 'application/json;charset=UTF-8', 'APPLICATION/JSON'];
+      const types = ['Application/JSON; charset=utf-8', 'application/json;charset=UTF-8', 'APPLICATION/JSON', 'application/json; charset="utf-8"', 'application/json; foo=bar'];
       for (const [i, type] of types.entries()) {
         const response = await postBytes(user, Buffer.from(`{"id":${i},"name":"Fern"}`), { 'content-type': type });
         assert.equal(response.status, 200, type);
