@@ -11,6 +11,9 @@ import { holdClient } from './pool.js';
 import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
 
+/** Plants read before the stream is handed over. */
+const FIRST_CHUNK = 1000;
+
 export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQuery): Promise<PlantStream> {
   const held = await guard(() => holdClient(pool));
   const { client } = held;
@@ -52,9 +55,24 @@ export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQ
     }
   };
 
+  // The first chunk is read before the caller sends a status line: if the database fails
+  // now, the client still gets a clean 503 instead of a cut-off 200.
+  let buffered: StoredPlant[];
+  try {
+    buffered = await fetchChunk(FIRST_CHUNK);
+  } catch (error) {
+    held.release(error);
+    throw error;
+  }
+
   return {
     lastIdBeforeMore,
     next(max: number) {
+      if (buffered.length > 0) {
+        const chunk = buffered.slice(0, max);
+        buffered = buffered.slice(max);
+        return Promise.resolve(chunk);
+      }
       const chunk = fetchChunk(max);
       inFlight = chunk.catch(() => undefined);
       return chunk;
