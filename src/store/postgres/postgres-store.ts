@@ -4,12 +4,12 @@
  * 204 is sent only after COMMIT, with synchronous_commit on.
  */
 import type pg from 'pg';
-import { StoreUnavailableError } from '../../errors.js';
-import { samePlant, type StoredPlant } from '../../plants/plant.js';
+import type { StoredPlant } from '../../plants/plant.js';
 import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Store, TokenRecord } from '../store.js';
 import { migrate } from './migrations.js';
-import { CreateBatcher, type PendingCreate } from './create-batcher.js';
-import { guard, isDatabaseError, toStoreError } from './pg-errors.js';
+import { CreateBatcher } from './create-batcher.js';
+import { writeCreates } from './create-plants.js';
+import { guard } from './pg-errors.js';
 import { openPlantStream } from './plant-stream.js';
 import { createPool, inTransaction, type PoolOptions } from './pool.js';
 import type { PoolStats } from './pool-metrics.js';
@@ -18,18 +18,17 @@ import { sql } from './statements.js';
 
 /** pg_advisory_xact_lock key that serialises first-token creation: the ASCII of "plnttokn". */
 const FIRST_TOKEN_LOCK = '8100971276181400430';
-/** A create finds its holder deleted before it could read it at most this often in a row. */
-const CREATE_ATTEMPTS = 5;
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
   private readonly pool: pg.Pool;
   private readonly maxConnections: number;
-  private readonly creates = new CreateBatcher((batch) => this.writeCreates(batch));
+  private readonly creates: CreateBatcher;
 
   constructor(options: PoolOptions) {
     this.pool = createPool(options);
     this.maxConnections = options.size;
+    this.creates = new CreateBatcher(writeCreates(this.pool));
   }
 
   get poolStats(): PoolStats {
@@ -47,81 +46,6 @@ export class PostgresStore implements Store {
 
   createPlant(owner: string, plant: StoredPlant): Promise<CreateResult> {
     return this.creates.create(owner, plant);
-  }
-
-  /** Writes one batch of creates; settles every item and never throws. */
-  private async writeCreates(batch: PendingCreate[]): Promise<void> {
-    let results: (CreateResult | undefined)[] = [];
-    if (batch.length > 1) {
-      try {
-        results = await this.createMany(batch);
-      } catch (error) {
-        if (!isDatabaseError(error)) {
-          const mapped = toStoreError(error);
-          for (const item of batch) item.reject(mapped);
-          return;
-        }
-        // One value PostgreSQL refuses (or a lock timeout) fails the whole statement: alone,
-        // each create gets its own answer.
-      }
-    }
-    await Promise.all(
-      batch.map(async (item, index) => {
-        const result = results[index];
-        if (result !== undefined) return item.resolve(result);
-        try {
-          item.resolve(await this.createOne(item.owner, item.plant));
-        } catch (error) {
-          item.reject(error);
-        }
-      }),
-    );
-  }
-
-  /** Creates a batch with two statements; undefined where a row must be retried alone. */
-  private async createMany(batch: PendingCreate[]): Promise<(CreateResult | undefined)[]> {
-    const results: (CreateResult | undefined)[] = batch.map(() => undefined);
-    const column = <T>(pick: (item: PendingCreate) => T) => batch.map(pick);
-    const inserted = await this.pool.query<{ n: string; winner: string }>(
-      sql.insertPlants(column((item) => item.owner), column((item) => item.plant.id.toString()), column((item) => item.plant.name), column((item) => item.plant.tag)),
-    );
-    for (const row of inserted.rows) {
-      const item = batch[Number(row.n) - 1];
-      const winner = batch[Number(row.winner) - 1];
-      if (item === undefined || winner === undefined) continue;
-      const stored = { ...winner.plant };
-      results[Number(row.n) - 1] = item === winner ? { outcome: 'created', stored } : { outcome: samePlant(item.plant, stored) ? 'unchanged' : 'conflict', stored };
-    }
-    // The rest met a row that was there before: read it in a new statement, which sees every
-    // row committed by now (READ COMMITTED), like the single create does.
-    const rest = batch.flatMap((item, index) => (results[index] === undefined ? [{ item, position: index + 1 }] : []));
-    if (rest.length === 0) return results;
-    const found = await this.pool.query<{ n: number; name: string; tag: string | null }>(
-      sql.selectPlants(rest.map(({ item }) => item.owner), rest.map(({ item }) => item.plant.id.toString()), rest.map(({ position }) => position)),
-    );
-    for (const row of found.rows) {
-      const item = batch[row.n - 1];
-      if (item === undefined) continue;
-      const stored = { id: item.plant.id, name: row.name, tag: row.tag };
-      results[row.n - 1] = { outcome: samePlant(item.plant, stored) ? 'unchanged' : 'conflict', stored };
-    }
-    return results;
-  }
-
-  private async createOne(owner: string, plant: StoredPlant): Promise<CreateResult> {
-    for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
-      // ON CONFLICT waits for a concurrent insert of the same key to commit or roll back, and
-      // under READ COMMITTED the SELECT that follows is a new statement that sees the winner.
-      const inserted = await this.query(sql.insertPlant(owner, plant.id, plant.name, plant.tag));
-      if (inserted.rowCount === 1) return { outcome: 'created', stored: { ...plant } };
-      const found = await this.query<Pick<PlantRow, 'name' | 'tag'>>(sql.selectPlant(owner, plant.id));
-      const row = found.rows[0];
-      if (row !== undefined) {
-        return { outcome: samePlant(plant, row) ? 'unchanged' : 'conflict', stored: { id: plant.id, name: row.name, tag: row.tag } };
-      }
-      // The holder was deleted between the two statements: the id is free again, try once more.
-    }
-    throw new StoreUnavailableError('A plant id kept being created and deleted concurrently; try again.');
   }
 
   async listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage> {

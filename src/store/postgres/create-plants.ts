@@ -1,0 +1,92 @@
+/**
+ * createPlant on PostgreSQL: insert, or on an (owner, id) conflict compare with the stored
+ * plant. A batch goes as one INSERT … ON CONFLICT; a lone create, or one the batch could not
+ * settle, as one INSERT and, on conflict, one SELECT.
+ */
+import type pg from 'pg';
+import { StoreUnavailableError } from '../../errors.js';
+import { samePlant, type StoredPlant } from '../../plants/plant.js';
+import type { CreateResult } from '../store.js';
+import type { PendingCreate } from './create-batcher.js';
+import { guard, isDatabaseError, toStoreError } from './pg-errors.js';
+import { sql } from './statements.js';
+
+/** A create finds its holder deleted before it could read it at most this often in a row. */
+const CREATE_ATTEMPTS = 5;
+
+async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant): Promise<CreateResult> {
+  for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
+    // ON CONFLICT waits for a concurrent insert of the same key to commit or roll back, and
+    // under READ COMMITTED the SELECT that follows is a new statement that sees the winner.
+    const inserted = await guard(() => pool.query(sql.insertPlant(owner, plant.id, plant.name, plant.tag)));
+    if (inserted.rowCount === 1) return { outcome: 'created', stored: { ...plant } };
+    const found = await guard(() => pool.query<{ name: string; tag: string | null }>(sql.selectPlant(owner, plant.id)));
+    const row = found.rows[0];
+    if (row !== undefined) {
+      return { outcome: samePlant(plant, row) ? 'unchanged' : 'conflict', stored: { id: plant.id, name: row.name, tag: row.tag } };
+    }
+    // The holder was deleted between the two statements: the id is free again, try once more.
+  }
+  throw new StoreUnavailableError('A plant id kept being created and deleted concurrently; try again.');
+}
+
+/** Creates a batch with two statements; undefined where a create must be retried alone. */
+async function createMany(pool: pg.Pool, batch: PendingCreate[]): Promise<(CreateResult | undefined)[]> {
+  const results: (CreateResult | undefined)[] = batch.map(() => undefined);
+  const column = <T>(pick: (item: PendingCreate) => T) => batch.map(pick);
+  const inserted = await pool.query<{ n: string; winner: string }>(
+    sql.insertPlants(column((item) => item.owner), column((item) => item.plant.id.toString()), column((item) => item.plant.name), column((item) => item.plant.tag)),
+  );
+  for (const row of inserted.rows) {
+    const item = batch[Number(row.n) - 1];
+    const winner = batch[Number(row.winner) - 1];
+    if (item === undefined || winner === undefined) continue;
+    const stored = { ...winner.plant };
+    results[Number(row.n) - 1] = item === winner ? { outcome: 'created', stored } : { outcome: samePlant(item.plant, stored) ? 'unchanged' : 'conflict', stored };
+  }
+  // The rest met a row that was there before: read it in a new statement, which sees every row
+  // committed by now (READ COMMITTED), as the lone create does.
+  const rest = batch.flatMap((item, index) => (results[index] === undefined ? [{ item, position: index + 1 }] : []));
+  if (rest.length === 0) return results;
+  const found = await pool.query<{ n: number; name: string; tag: string | null }>(
+    sql.selectPlants(rest.map(({ item }) => item.owner), rest.map(({ item }) => item.plant.id.toString()), rest.map(({ position }) => position)),
+  );
+  for (const row of found.rows) {
+    const item = batch[row.n - 1];
+    if (item === undefined) continue;
+    const stored = { id: item.plant.id, name: row.name, tag: row.tag };
+    results[row.n - 1] = { outcome: samePlant(item.plant, stored) ? 'unchanged' : 'conflict', stored };
+  }
+  return results;
+}
+
+/** The batch writer for CreateBatcher: settles every create of the batch and never throws. */
+export function writeCreates(pool: pg.Pool): (batch: PendingCreate[]) => Promise<void> {
+  return async (batch) => {
+    let results: (CreateResult | undefined)[] = [];
+    if (batch.length > 1) {
+      try {
+        results = await createMany(pool, batch);
+      } catch (error) {
+        if (!isDatabaseError(error)) {
+          const mapped = toStoreError(error);
+          for (const item of batch) item.reject(mapped);
+          return;
+        }
+        // One value PostgreSQL refuses (or a timeout) fails the whole statement: alone, each
+        // create gets its own answer.
+      }
+    }
+    await Promise.all(
+      batch.map(async (item, index) => {
+        const result = results[index];
+        if (result !== undefined) return item.resolve(result);
+        try {
+          item.resolve(await createOne(pool, item.owner, item.plant));
+        } catch (error) {
+          item.reject(error);
+        }
+      }),
+    );
+  };
+}
