@@ -127,7 +127,8 @@ export const responses: Record<string, ResponseObject> = {
   UnsupportedMediaType: errorResponse(
     415,
     'The request has no Content-Type or one other than application/json (compared case-insensitively; parameters ' +
-      'such as charset=utf-8 are allowed; application/merge-patch+json is another type).',
+      'such as charset=utf-8 are allowed; application/merge-patch+json is another type), declares a charset other ' +
+      'than UTF-8, or carries a Content-Encoding other than identity (bodies are not decompressed).',
   ),
   Unavailable: errorResponse(
     503,
