@@ -15,6 +15,8 @@ export interface Sample {
   writesPerBatch: number | undefined;
   /** CPU that other processes used during the run, in cores: a shared machine skews figures. */
   otherCores: number;
+  /** CPU time the server process (all threads) spent per request answered, in µs. */
+  serverCpuUs: number;
 }
 
 export interface Row {
@@ -25,6 +27,7 @@ export interface Row {
   p99Ms: number;
   /** Summed over the repetitions; socket errors included. */
   non2xx: number;
+  serverCpuUs: number;
   /** Median over repetitions of this run's req/s divided by the baseline's in the same repetition. */
   ratio: number;
   /** The same for p99 latency. */
@@ -68,6 +71,7 @@ export function summarize(samples: readonly Sample[]): Row[] {
         p50Ms: median(mine.map((s) => s.result.p50Ms)),
         p99Ms: median(mine.map((s) => s.result.p99Ms)),
         non2xx: mine.reduce((sum, s) => sum + s.result.non2xx + s.result.socketErrors, 0),
+        serverCpuUs: median(mine.map((s) => s.serverCpuUs)),
         ratio: NaN,
         p99Ratio: NaN,
         writesPerBatch: batches.length === 0 ? undefined : median(batches),
@@ -127,7 +131,7 @@ const num = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFix
 
 export function resultsTable(rows: readonly Row[]): string[] {
   return table(
-    ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'req/s ratio to baseline', 'p99 ratio', 'writes per commit'],
+    ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'req/s ratio to baseline', 'p99 ratio', 'server CPU µs/req', 'writes per commit'],
     rows.map((r) => [
       r.scenario,
       r.server,
@@ -137,6 +141,7 @@ export function resultsTable(rows: readonly Row[]): string[] {
       String(r.non2xx),
       r.server === 'baseline' ? '1.00' : num(r.ratio, 2),
       r.server === 'baseline' ? '1.00' : num(r.p99Ratio, 2),
+      num(r.serverCpuUs),
       r.writesPerBatch === undefined ? '' : num(r.writesPerBatch, 1),
     ]),
   );
@@ -169,7 +174,7 @@ export function targetsTable(targets: readonly Target[]): string[] {
 
 export function samplesTable(samples: readonly Sample[]): string[] {
   return table(
-    ['rep', 'scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'socket errors', 'writes per commit', 'other load (cores)'],
+    ['rep', 'scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'socket errors', 'server CPU µs/req', 'writes per commit', 'other load (cores)'],
     samples.map((s) => [
       String(s.rep + 1),
       s.scenario,
@@ -180,6 +185,7 @@ export function samplesTable(samples: readonly Sample[]): string[] {
       num(s.result.maxMs, 1),
       String(s.result.non2xx),
       String(s.result.socketErrors),
+      num(s.serverCpuUs),
       s.writesPerBatch === undefined ? '' : num(s.writesPerBatch, 1),
       num(s.otherCores, 2),
     ]),

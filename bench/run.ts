@@ -76,6 +76,8 @@ say(`bench: seeding (${bigUserPlants.toLocaleString('en')} plants for list-all) 
 const { tokens: psTokens, sqliteVersion } = await seedPlantstore(databaseUrl, bigUserPlants);
 const baseTokens = baselineTokens();
 let nextIdBase = 1e9;
+/** Requests each server answered, warm-up included: the divisor for a profile's per-request cost. */
+const served = { baseline: 0, plantstore: 0 };
 
 async function measure(server: RunningServer, scenario: Scenario, tokens: typeof psTokens, runSeconds: number) {
   const before = server.name === 'plantstore' ? await writeBatches(server.origin) : undefined;
@@ -84,14 +86,17 @@ async function measure(server: RunningServer, scenario: Scenario, tokens: typeof
   const cpuBefore = cpuSnapshot(server.pid);
   const started = performance.now();
   const result = await runLoad({ scenario, origin: server.origin, token: tokens[scenario], idBase, seconds: runSeconds, connections }, useWrk);
-  const otherCores = foreignCores(cpuBefore, cpuSnapshot(server.pid), (performance.now() - started) / 1000);
+  served[server.name] += result.requests;
+  const cpuAfter = cpuSnapshot(server.pid);
+  const otherCores = foreignCores(cpuBefore, cpuAfter, (performance.now() - started) / 1000);
+  const serverCpuUs = ((cpuAfter.server - cpuBefore.server) * 1e6) / result.requests;
   let writesPerBatch: number | undefined;
   if (before !== undefined && scenario !== 'get') {
     const after = await writeBatches(server.origin);
     writesPerBatch = (after.writes - before.writes) / (after.batches - before.batches);
   }
   await pause(500); // let the server settle (GC, log flush) before the other one starts
-  return { result, writesPerBatch, otherCores };
+  return { result, writesPerBatch, otherCores, serverCpuUs };
 }
 
 const samples: Sample[] = [];
@@ -110,14 +115,15 @@ if (loadScenarios.length > 0) {
   for (let rep = 0; rep < reps; rep++) {
     for (const scenario of loadScenarios) {
       for (const { server, tokens } of servers) {
-        const { result, writesPerBatch, otherCores } = await measure(server, scenario, tokens, seconds);
-        samples.push({ rep, scenario, server: server.name, result, writesPerBatch, otherCores });
-        say(`  rep ${rep + 1}/${reps} ${scenario.padEnd(5)} ${server.name.padEnd(10)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  non-2xx ${result.non2xx + result.socketErrors}  other load ${otherCores.toFixed(2)} cores`);
+        const { result, writesPerBatch, otherCores, serverCpuUs } = await measure(server, scenario, tokens, seconds);
+        samples.push({ rep, scenario, server: server.name, result, writesPerBatch, otherCores, serverCpuUs });
+        say(`  rep ${rep + 1}/${reps} ${scenario.padEnd(5)} ${server.name.padEnd(10)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  non-2xx ${result.non2xx + result.socketErrors}  server CPU ${serverCpuUs.toFixed(0)} µs/req  other load ${otherCores.toFixed(2)} cores`);
       }
     }
   }
   await baseline.stop();
   await plantstore.stop();
+  say(`bench: requests answered, warm-up included: baseline ${served.baseline}, plantstore ${served.plantstore}`);
 }
 
 let listAllSummary: ListAllSummary | undefined;
@@ -158,6 +164,8 @@ const lines = [
   ...(listAllSummary === undefined ? [] : ['## list-all', '', ...listAllTable(listAllSummary), '']),
   ...(targets.length > 0 ? ['## Targets', '', ...targetsTable(targets), ''] : []),
   ...(samples.length > 0 ? ['## Every run', '', ...samplesTable(samples), ''] : []),
+  '"server CPU" is the server process\'s CPU time (all its threads, from /proc/<pid>/stat) divided by the requests it answered in that run.',
+  '',
   '"other load" is CPU used during the run by processes other than the server and wrk, in cores (from /proc/stat); above ~0.2 the machine was shared and that run is suspect.',
   '',
   '"writes per commit" is plantstore_db_write_batch_size from /metrics over that run: how many creates and deletes shared one transaction and one fsync.',
