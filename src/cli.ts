@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { issueToken, parseDuration } from './auth/api-tokens.js';
+import { isValidOwner } from './auth/principal.js';
 import { SETTINGS, SettingError, loadSettings, type Settings } from './settings.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
@@ -70,7 +71,9 @@ settingOptions(
   if (options.expiresIn !== undefined && expiresInMs === undefined) {
     command.error('plantstore: --expires-in must look like 90s, 30m, 12h or 30d');
   }
-  if (options.user.trim() === '') command.error('plantstore: --user must not be empty');
+  if (options.user.trim() === '' || !isValidOwner(options.user)) {
+    command.error('plantstore: --user must be 1 to 256 characters without control characters');
+  }
   const issued = await withStore(command, (store) => issueToken(store, { user: options.user, readOnly: options.readOnly === true, expiresInMs }));
   process.stdout.write(`${issued?.token}\n`);
 });

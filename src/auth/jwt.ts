@@ -5,7 +5,7 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { errors } from '../errors.js';
 import { KeySetUnavailableError, type JwksCache } from './jwks-cache.js';
-import type { CredentialVerifier, Principal } from './principal.js';
+import { isValidOwner, type CredentialVerifier, type Principal } from './principal.js';
 
 /** Algorithms accepted from a key set; HS256 is never among them, which stops algorithm confusion. */
 export const JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
@@ -80,7 +80,7 @@ export class JwtVerifier implements CredentialVerifier {
 /** The owner claim's value; a missing, empty or non-string claim makes the token invalid. */
 function ownerOf(payload: JWTPayload, claim: string): string {
   const owner = Object.hasOwn(payload, claim) ? payload[claim] : undefined;
-  if (typeof owner !== 'string' || owner === '') throw errors.invalidToken();
+  if (typeof owner !== 'string' || !isValidOwner(owner)) throw errors.invalidToken();
   return owner;
 }
 

@@ -25,9 +25,9 @@ describe('the owner of a JWT caller', () => {
     assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="invalid_token"');
   });
 
-  test('a JWT whose owner claim is not a string (or is empty) gets 401 invalid_token', async (t) => {
+  test('a JWT whose owner claim is not a string, is empty, too long or has control characters gets 401 invalid_token', async (t) => {
     const { server, token } = await setUp(t);
-    for (const sub of [42, ['alice'], { id: 'alice' }, true, '']) {
+    for (const sub of [42, ['alice'], { id: 'alice' }, true, '', 'nul\u0000owner', 'tab\towner', 'x'.repeat(257)]) {
       // Object.assign: jose types `sub` as a string, and these tokens are deliberately not well-typed.
       const claims = Object.assign(userClaims(), { sub });
       const response = await call(server.url, await token(claims), '/plants', { method: 'POST', json: { id: 1, name: 'Fern' } });

@@ -54,6 +54,15 @@ describe('plantstore token create', () => {
     });
   }
 
+  for (const bad of ['', 'tab\tname', 'x'.repeat(257)]) {
+    test(`--user ${JSON.stringify(bad.slice(0, 12))} is refused: 1 to 256 characters, no control characters`, async (t) => {
+      const created = await runCli(['token', 'create', '--user', bad, '--database-url', database(t)]);
+      assert.notEqual(created.code, 0);
+      assert.equal(created.stdout, '');
+      assert.match(created.stderr, /--user must be 1 to 256 characters/);
+    });
+  }
+
   test('--user is required', async (t) => {
     const created = await runCli(['token', 'create', '--database-url', database(t)]);
     assert.notEqual(created.code, 0);
