@@ -1,6 +1,7 @@
 /**
- * The embedded store: reads on the event loop through prepared statements (microseconds each),
- * writes through the writer thread with group commit, long lists from a snapshot connection.
+ * The embedded store: one connection for reads and writes on the event loop, through prepared
+ * statements (microseconds each); writes grouped into shared commits whose fsync runs in the
+ * thread pool (write-batcher.ts, wal-sync.ts); long lists from snapshot connections.
  */
 import type Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../../errors.js';
@@ -8,8 +9,9 @@ import type { StoredPlant } from '../../plants/plant.js';
 import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Scope, Store, TokenRecord } from '../store.js';
 import { openConnection } from './connection.js';
 import { migrate } from './migrations.js';
-import type { WriteOp, WriteResult } from './write-ops.js';
-import { WriterClient } from './writer-client.js';
+import { WalSync } from './wal-sync.js';
+import { WriteBatcher } from './write-batcher.js';
+import { prepareWriter, type WriteOp, type WriteResult } from './write-ops.js';
 
 interface TokenRow {
   id: string;
@@ -55,23 +57,31 @@ function guard<T>(work: () => T): T {
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly db: Database.Database;
-  private readonly writer: WriterClient;
+  private readonly wal: WalSync;
+  private writer: WriteBatcher | undefined;
+  private onBatch: (size: number, seconds: number) => void = () => {};
   private readonly idleSnapshots: Database.Database[] = [];
   private statements: ReturnType<SqliteStore['prepare']> | undefined;
 
   constructor(private readonly path: string) {
-    this.db = guard(() => openConnection(path));
-    this.writer = new WriterClient(path);
+    this.db = guard(() => openConnection(path, { synchronous: 'NORMAL' }));
+    this.wal = new WalSync(`${path}-wal`);
   }
 
-  /** Called with each committed write batch's size and duration. */
+  /** Called with each committed write batch's size and the time until it was durable. */
   set onWriteBatch(listener: (size: number, seconds: number) => void) {
-    this.writer.onBatch = listener;
+    this.onBatch = listener;
+    if (this.writer !== undefined) this.writer.onBatch = listener;
   }
 
   async migrate(): Promise<number> {
     const applied = guard(() => migrate(this.db));
+    if (applied > 0) await this.wal.durable();
     this.statements ??= this.prepare();
+    if (this.writer === undefined) {
+      this.writer = new WriteBatcher(prepareWriter(this.db), this.wal);
+      this.writer.onBatch = this.onBatch;
+    }
     return applied;
   }
 
@@ -92,6 +102,7 @@ export class SqliteStore implements Store {
   }
 
   private async write(op: WriteOp): Promise<WriteResult> {
+    if (this.writer === undefined) throw new Error('SqliteStore used before migrate()');
     return this.writer.write(op);
   }
 
@@ -211,7 +222,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.writer.close();
+    await this.writer?.drain();
+    this.wal.close();
     for (const db of this.idleSnapshots.splice(0)) db.close();
     this.db.close();
   }

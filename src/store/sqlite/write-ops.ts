@@ -1,13 +1,13 @@
 /**
- * The writes of the SQLite store, as messages to the writer thread and as the code it runs.
- * Each batch of ops runs in one transaction: one commit and one fsync for all of them.
+ * The writes of the SQLite store. Each batch of ops runs in one transaction, so a batch
+ * shares one commit and one fsync (see write-batcher.ts).
  */
 import type Database from 'better-sqlite3';
 import type { CreateOutcome } from '../store.js';
 
 export interface SerializedToken {
   id: string;
-  digest: Uint8Array;
+  digest: Buffer;
   user: string;
   scopes: string;
   createdAt: number;
@@ -24,15 +24,6 @@ export type WriteOp =
 export type WriteResult =
   | { kind: 'createPlant'; outcome: CreateOutcome; name: string; tag: string | null }
   | { kind: 'changed'; changed: boolean };
-
-export interface BatchRequest {
-  batch: number;
-  ops: WriteOp[];
-}
-
-export type BatchReply =
-  | { batch: number; results: WriteResult[] }
-  | { batch: number; error: { message: string; code: string | undefined } };
 
 /** Prepares the write statements once and returns the function that runs one batch. */
 export function prepareWriter(db: Database.Database): (ops: WriteOp[]) => WriteResult[] {
@@ -63,7 +54,7 @@ export function prepareWriter(db: Database.Database): (ops: WriteOp[]) => WriteR
       case 'createToken': {
         if (op.onlyIfFirst && anyToken.get() !== undefined) return { kind: 'changed', changed: false };
         const t = op.token;
-        insertToken.run(t.id, Buffer.from(t.digest), t.user, t.scopes, t.createdAt, t.expiresAt);
+        insertToken.run(t.id, t.digest, t.user, t.scopes, t.createdAt, t.expiresAt);
         return { kind: 'changed', changed: true };
       }
       case 'revokeToken':

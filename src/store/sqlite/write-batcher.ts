@@ -1,0 +1,79 @@
+/**
+ * Group commit: writes that arrive in the same turn of the event loop, or while the previous
+ * batch waits for its fsync, go into one transaction; each caller is answered only after the
+ * fsync that covers its commit. Transactions are short (no fsync inside), so the event loop
+ * is never held by the disk.
+ */
+import { StoreUnavailableError } from '../../errors.js';
+import type { WalSync } from './wal-sync.js';
+import type { WriteOp, WriteResult } from './write-ops.js';
+
+const MAX_BATCH = 1024;
+
+interface Pending {
+  op: WriteOp;
+  resolve: (result: WriteResult) => void;
+  reject: (error: Error) => void;
+}
+
+export class WriteBatcher {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private inFlight = 0;
+  /** Called with the size of each committed batch and the seconds until it was durable, for metrics. */
+  onBatch: (size: number, seconds: number) => void = () => {};
+
+  constructor(
+    private readonly runBatch: (ops: WriteOp[]) => WriteResult[],
+    private readonly wal: WalSync,
+  ) {}
+
+  write(op: WriteOp): Promise<WriteResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ op, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Resolves when every accepted write is committed and durable. */
+  async drain(): Promise<void> {
+    while (this.scheduled || this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      this.commit(batch);
+    }
+  }
+
+  private commit(batch: Pending[]): void {
+    const started = performance.now();
+    let results: WriteResult[];
+    try {
+      results = this.runBatch(batch.map((pending) => pending.op));
+    } catch (error) {
+      const { code, message } = error as { code?: string; message: string };
+      const failure = new StoreUnavailableError(`SQLite write failed (${code ?? 'unknown'}): ${message}`, { cause: error });
+      for (const pending of batch) pending.reject(failure);
+      return;
+    }
+    this.inFlight++;
+    this.wal.durable().then(
+      () => {
+        this.inFlight--;
+        this.onBatch(batch.length, (performance.now() - started) / 1000);
+        batch.forEach((pending, index) => pending.resolve(results[index] as WriteResult));
+      },
+      (error: unknown) => {
+        this.inFlight--;
+        const failure = new StoreUnavailableError(`could not sync the SQLite WAL: ${(error as Error).message}`, { cause: error });
+        for (const pending of batch) pending.reject(failure);
+      },
+    );
+  }
+}
