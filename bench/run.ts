@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the baseline and plantstore side by side on this machine, alternating,
  * medians of the repetitions, ratios from the same run; then list-all on a fresh plantstore.
- * Writes bench/results/latest.md (quick.md with --quick, cpu-prof.md with --cpu-prof).
+ * Writes bench/results/latest.md (quick.md with --quick, cpu-prof.md with --cpu-prof,
+ * custom.md when --seconds, --reps or --scenarios change the run).
  *
  * Options: --quick (CI smoke: short, one repetition, no targets), --seconds <n> (≤ 15),
  * --reps <n>, --scenarios get,post,mixed,list-all, --cpu-prof <dir> (plantstore under
@@ -38,7 +39,9 @@ const wanted = new Set(opts.scenarios.split(','));
 const loadScenarios = (['get', 'post', 'mixed'] as const).filter((s) => wanted.has(s));
 const bigUserPlants = quick ? 100_000 : 1_000_000;
 const cpuProfDir = opts['cpu-prof'] === undefined ? undefined : resolve(opts['cpu-prof']);
-const outName = quick ? 'quick.md' : cpuProfDir !== undefined ? 'cpu-prof.md' : 'latest.md';
+// Only a full default run may replace latest.md; shorter or partial runs get their own file.
+const custom = opts.seconds !== undefined || opts.reps !== undefined || wanted.size !== 4;
+const outName = quick ? 'quick.md' : cpuProfDir !== undefined ? 'cpu-prof.md' : custom ? 'custom.md' : 'latest.md';
 const outFile = fileURLToPath(new URL(`../../bench/results/${outName}`, import.meta.url));
 
 if (!(seconds > 0) || !(reps >= 1)) throw new Error('--seconds and --reps must be positive numbers');
