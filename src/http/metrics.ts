@@ -33,9 +33,18 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' });
   }
 
+  /** Label-bound children, so a request does not pay prom-client's label hashing. */
+  private readonly bound = new Map<string, { requests: { inc(): void }; latency: { observe(value: number): void } }>();
+
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    this.requests.inc({ route, method, status });
-    this.latency.observe({ route, method }, seconds);
+    const key = `${route} ${method} ${status}`;
+    let children = this.bound.get(key);
+    if (children === undefined) {
+      children = { requests: this.requests.labels(route, method, String(status)), latency: this.latency.labels(route, method) };
+      this.bound.set(key, children);
+    }
+    children.requests.inc();
+    children.latency.observe(seconds);
   }
 
   observeWriteBatch(size: number, seconds: number): void {

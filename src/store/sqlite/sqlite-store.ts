@@ -23,6 +23,8 @@ interface TokenRow {
   revoked_at: bigint | null;
 }
 
+type PlantRow = [id: bigint, name: string, tag: string | null];
+
 const TOKEN_COLUMNS = 'id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at';
 const MAX_IDLE_SNAPSHOT_CONNECTIONS = 4;
 
@@ -88,8 +90,9 @@ export class SqliteStore implements Store {
   private prepare() {
     const db = this.db;
     return {
-      listFromStart: db.prepare('SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?'),
-      listAfter: db.prepare('SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ?'),
+      // Raw rows: arrays are far cheaper for better-sqlite3 to build than objects.
+      listFromStart: db.prepare('SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?').raw(true),
+      listAfter: db.prepare('SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ?').raw(true),
       tokenByDigest: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = ?`),
       tokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`),
       ping: db.prepare('SELECT 1'),
@@ -115,12 +118,17 @@ export class SqliteStore implements Store {
   async listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage> {
     const rows = guard(() =>
       after === undefined
-        ? (this.sql.listFromStart.all(owner, limit + 1) as StoredPlant[])
-        : (this.sql.listAfter.all(owner, after, limit + 1) as StoredPlant[]),
+        ? (this.sql.listFromStart.all(owner, limit + 1) as PlantRow[])
+        : (this.sql.listAfter.all(owner, after, limit + 1) as PlantRow[]),
     );
     const hasMore = rows.length > limit;
-    if (hasMore) rows.pop();
-    return { plants: rows, hasMore };
+    const count = hasMore ? limit : rows.length;
+    const plants = new Array<StoredPlant>(count);
+    for (let i = 0; i < count; i++) {
+      const [id, name, tag] = rows[i] as PlantRow;
+      plants[i] = { id, name, tag };
+    }
+    return { plants, hasMore };
   }
 
   async streamPlants(owner: string, query: ListQuery): Promise<PlantStream> {
