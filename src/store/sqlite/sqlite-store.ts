@@ -27,6 +27,7 @@ type PlantRow = [id: bigint, name: string, tag: string | null];
 
 const TOKEN_COLUMNS = 'id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at';
 const MAX_IDLE_SNAPSHOT_CONNECTIONS = 4;
+const TOKEN_CACHE_MAX = 10_000;
 
 function date(ms: bigint | null): Date | null {
   return ms === null ? null : new Date(Number(ms));
@@ -62,6 +63,8 @@ export class SqliteStore implements Store {
   private readonly wal: WalSync;
   private writer: WriteBatcher | undefined;
   private onBatch: (size: number, seconds: number) => void = () => {};
+  private readonly tokenCache = new Map<string, TokenRecord>();
+  private tokenCacheVersion = -1n;
   private readonly idleSnapshots: Database.Database[] = [];
   private statements: ReturnType<SqliteStore['prepare']> | undefined;
 
@@ -90,9 +93,11 @@ export class SqliteStore implements Store {
   private prepare() {
     const db = this.db;
     return {
-      // Raw rows: arrays are far cheaper for better-sqlite3 to build than objects.
-      listFromStart: db.prepare('SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?').raw(true),
-      listAfter: db.prepare('SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ?').raw(true),
+      // Raw rows: arrays are far cheaper for better-sqlite3 to build than objects. `LIMIT ? + 0`:
+      // a bare bound LIMIT makes SQLite re-prepare the statement on every call.
+      listFromStart: db.prepare('SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ? + 0').raw(true),
+      listAfter: db.prepare('SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ? + 0').raw(true),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       tokenByDigest: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = ?`),
       tokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`),
       ping: db.prepare('SELECT 1'),
@@ -207,9 +212,29 @@ export class SqliteStore implements Store {
     return result.kind === 'changed' && result.changed;
   }
 
+  /**
+   * Token rows are cached while no other connection has committed: PRAGMA data_version moves
+   * whenever another process (`plantstore token revoke`, another worker) commits, and then the
+   * cache is dropped, so a revocation still counts on the next request. Our own token writes
+   * drop it themselves.
+   */
   async findTokenByDigest(digest: Buffer): Promise<TokenRecord | undefined> {
-    const row = guard(() => this.sql.tokenByDigest.get(digest) as TokenRow | undefined);
-    return row === undefined ? undefined : toTokenRecord(row);
+    return guard(() => {
+      const version = this.sql.dataVersion.get() as bigint;
+      if (version !== this.tokenCacheVersion) {
+        this.tokenCache.clear();
+        this.tokenCacheVersion = version;
+      }
+      const key = digest.toString('latin1');
+      const cached = this.tokenCache.get(key);
+      if (cached !== undefined) return cached;
+      const row = this.sql.tokenByDigest.get(digest) as TokenRow | undefined;
+      if (row === undefined) return undefined; // unknown tokens are not cached: they could fill it
+      const record = toTokenRecord(row);
+      if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
+      this.tokenCache.set(key, record);
+      return record;
+    });
   }
 
   async listTokens(): Promise<TokenRecord[]> {
@@ -218,6 +243,7 @@ export class SqliteStore implements Store {
 
   async revokeToken(id: string, at: Date): Promise<boolean> {
     const result = await this.write({ kind: 'revokeToken', id, at: at.getTime() });
+    this.tokenCache.clear();
     return result.kind === 'changed' && result.changed;
   }
 
