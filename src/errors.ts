@@ -43,7 +43,9 @@ export const errors = {
     new ApiError(405, 'This method is not allowed on this path.', { allow: allow.join(', ') }),
   plantConflict: () =>
     new ApiError(409, 'A plant with this id already exists with a different name or tag.'),
-  bodyTooLarge: (limit: number) => new ApiError(413, `The request body is larger than the limit of ${limit} bytes.`),
+  // The unread rest of the body would otherwise be taken for the next request: close after answering.
+  bodyTooLarge: (limit: number) =>
+    new ApiError(413, `The request body is larger than the limit of ${limit} bytes.`, { connection: 'close' }),
   unsupportedMediaType: () => new ApiError(415, 'The request body must be sent with Content-Type: application/json.'),
   unsupportedContentEncoding: () =>
     new ApiError(415, 'The request body must be sent uncompressed; Content-Encoding is not supported.'),
