@@ -25,6 +25,9 @@ export function opsRoutes(store: Store, metrics: Metrics): Record<string, Record
       });
       try {
         await Promise.race([store.ping(), timeout]);
+      } catch {
+        // Whatever the failure (down, locked, closed), the answer to "ready?" is no.
+        throw errors.unavailable('The database does not answer.');
       } finally {
         clearTimeout(timer);
       }

@@ -40,7 +40,6 @@ export function opsPaths(): Record<string, PathItemObject> {
       description: `Answers 200 when the database answers in time, else 503. ${PUBLIC}`,
       responses: {
         200: { description: 'The database answers.', headers: withRequestId(), content: { 'application/json': status('ready') } },
-        500: ref('responses', 'InternalError'),
         503: ref('responses', 'Unavailable'),
       },
     }),
