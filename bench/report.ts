@@ -4,7 +4,7 @@ import type { LoadResult, Scenario } from './load.js';
 
 export type ServerName = 'baseline' | 'plantstore';
 
-export const DURABILITY = "SQLite WAL, synchronous=FULL, each 200 answered after its commit's fsync";
+export const DURABILITY = "SQLite WAL, each 200 answered after the fdatasync of the WAL that holds its commit (group commit)";
 
 export interface Sample {
   rep: number;
