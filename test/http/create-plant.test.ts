@@ -1,21 +1,11 @@
 /** POST /plants: the rows of API.md's "POST /plants" table and the NewPlant field rules. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { assertError } from '../helpers/assertions.js';
 import { startTestServer, storeKinds, type TestUser } from '../helpers/server.js';
 
 async function post(user: TestUser, body: string): Promise<Response> {
   return user.request('/plants', { method: 'POST', json: body });
-}
-
-/** An Error body: application/json, exactly {error: status, message: a sentence}. */
-async function assertError(response: Response, status: number): Promise<void> {
-  assert.equal(response.status, status);
-  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
-  const body = (await response.json()) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(body).sort(), ['error', 'message']);
-  assert.equal(body.error, status);
-  assert.equal(typeof body.message, 'string');
-  assert.notEqual(body.message, '');
 }
 
 const assertBadRequest = (response: Response) => assertError(response, 400);

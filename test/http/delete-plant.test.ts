@@ -1,19 +1,12 @@
 /** DELETE /plants/{id}: 204, 404 for every kind of absent plant, 400 for every bad id spelling. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { assertError } from '../helpers/assertions.js';
 import { startTestServer, storeKinds, type TestUser } from '../helpers/server.js';
 
 async function create(user: TestUser, id: string, name = 'Fern'): Promise<void> {
   const response = await user.request('/plants', { method: 'POST', json: `{"id":${id},"name":"${name}"}` });
   assert.equal(response.status, 200);
-}
-
-async function assertError(response: Response, status: number): Promise<void> {
-  assert.equal(response.status, status);
-  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
-  const body = (await response.json()) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(body).sort(), ['error', 'message']);
-  assert.equal(body.error, status);
 }
 
 const del = (user: TestUser, id: string) => user.request(`/plants/${id}`, { method: 'DELETE' });

@@ -8,19 +8,8 @@ import { issueToken } from '../../src/auth/api-tokens.js';
 import { StoreUnavailableError } from '../../src/errors.js';
 import { startServer } from '../../src/server.js';
 import { loadSettings } from '../../src/settings.js';
+import { assertError } from '../helpers/assertions.js';
 import { authorizedFetch, startTestServer, storeKinds, tempDir, uniqueName } from '../helpers/server.js';
-
-/** An Error body: application/json, exactly {error: status, message: one sentence}, no internals. */
-async function assertError(response: Response, status: number, what = ''): Promise<Record<string, unknown>> {
-  assert.equal(response.status, status, what);
-  assert.match(response.headers.get('content-type') ?? '', /^application\/json/, what);
-  const body = (await response.json()) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(body).sort(), ['error', 'message'], what);
-  assert.equal(body.error, status, what);
-  assert.equal(typeof body.message, 'string');
-  assert.doesNotMatch(body.message as string, /\n|\bat .*\(|SELECT|INSERT|SQLITE|\/src\/|\.ts\b|\.js\b/i, 'no stack, SQL or path');
-  return body;
-}
 
 /** Sends one raw HTTP/1.1 request and resolves with the status line and the whole answer. */
 function rawRequest(baseUrl: string, head: string): Promise<string> {

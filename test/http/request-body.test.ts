@@ -9,16 +9,8 @@ import { pino } from 'pino';
 import { issueToken } from '../../src/auth/api-tokens.js';
 import { startServer } from '../../src/server.js';
 import { loadSettings } from '../../src/settings.js';
+import { assertError } from '../helpers/assertions.js';
 import { startTestServer, storeKinds, tempDir, uniqueName, type TestUser } from '../helpers/server.js';
-
-async function assertError(response: Response, status: number): Promise<void> {
-  assert.equal(response.status, status);
-  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
-  const body = (await response.json()) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(body).sort(), ['error', 'message']);
-  assert.equal(body.error, status);
-  assert.equal(typeof body.message, 'string');
-}
 
 /** POSTs raw bytes with exactly the given headers (fetch adds no Content-Type for bytes). */
 function postBytes(user: TestUser, body: Uint8Array, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<Response> {
