@@ -65,6 +65,7 @@ export class SqliteStore implements Store {
   private onBatch: (size: number, seconds: number) => void = () => {};
   private readonly tokenCache = new Map<string, TokenRecord>();
   private tokenCacheVersion = -1n;
+  private readOpen = false;
   private readonly idleSnapshots: Database.Database[] = [];
   private statements: ReturnType<SqliteStore['prepare']> | undefined;
 
@@ -84,7 +85,11 @@ export class SqliteStore implements Store {
     if (applied > 0) await this.wal.durable();
     this.statements ??= this.prepare();
     if (this.writer === undefined) {
-      this.writer = new WriteBatcher(prepareWriter(this.db), this.wal);
+      const runBatch = prepareWriter(this.db);
+      this.writer = new WriteBatcher((ops) => {
+        this.endRead();
+        return runBatch(ops);
+      }, this.wal);
       this.writer.onBatch = this.onBatch;
     }
     return applied;
@@ -101,6 +106,8 @@ export class SqliteStore implements Store {
       tokenByDigest: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = ?`),
       tokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`),
       ping: db.prepare('SELECT 1'),
+      begin: db.prepare('BEGIN'),
+      commit: db.prepare('COMMIT'),
     };
   }
 
@@ -108,6 +115,29 @@ export class SqliteStore implements Store {
     if (this.statements === undefined) throw new Error('SqliteStore used before migrate()');
     return this.statements;
   }
+
+  /**
+   * Runs a read inside the read transaction of this turn of the event loop: the requests that
+   * one turn serves share one snapshot, so they pay SQLite's WAL locking (a few system calls)
+   * once instead of once per statement. The transaction ends before the next write batch and
+   * in the turn's check phase, so a snapshot is never older than the requests it serves: a
+   * request that arrives after another process committed (say, a token revocation) is read in
+   * a later turn and sees that commit.
+   */
+  private read<T>(work: () => T): T {
+    if (!this.readOpen) {
+      guard(() => this.sql.begin.run());
+      this.readOpen = true;
+      setImmediate(this.endRead);
+    }
+    return guard(work);
+  }
+
+  private readonly endRead = (): void => {
+    if (!this.readOpen) return;
+    this.readOpen = false;
+    guard(() => this.sql.commit.run());
+  };
 
   private async write(op: WriteOp): Promise<WriteResult> {
     if (this.writer === undefined) throw new Error('SqliteStore used before migrate()');
@@ -121,7 +151,7 @@ export class SqliteStore implements Store {
   }
 
   async listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage> {
-    const rows = guard(() =>
+    const rows = this.read(() =>
       after === undefined
         ? (this.sql.listFromStart.all(owner, limit + 1) as PlantRow[])
         : (this.sql.listAfter.all(owner, after, limit + 1) as PlantRow[]),
@@ -219,7 +249,7 @@ export class SqliteStore implements Store {
    * drop it themselves.
    */
   async findTokenByDigest(digest: Buffer): Promise<TokenRecord | undefined> {
-    return guard(() => {
+    return this.read(() => {
       const version = this.sql.dataVersion.get() as bigint;
       if (version !== this.tokenCacheVersion) {
         this.tokenCache.clear();
@@ -238,7 +268,7 @@ export class SqliteStore implements Store {
   }
 
   async listTokens(): Promise<TokenRecord[]> {
-    return guard(() => (this.sql.tokens.all() as TokenRow[]).map(toTokenRecord));
+    return this.read(() => (this.sql.tokens.all() as TokenRow[]).map(toTokenRecord));
   }
 
   async revokeToken(id: string, at: Date): Promise<boolean> {
@@ -252,11 +282,12 @@ export class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
-    guard(() => this.sql.ping.get());
+    this.read(() => this.sql.ping.get());
   }
 
   async close(): Promise<void> {
     await this.writer?.drain();
+    this.endRead();
     this.wal.close();
     for (const db of this.idleSnapshots.splice(0)) db.close();
     this.db.close();
