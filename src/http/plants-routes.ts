@@ -102,6 +102,10 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
       if (stream.lastIdBeforeMore !== undefined && params.limit !== undefined) {
         res.setHeader('link', nextLink(params.limit, stream.lastIdBeforeMore));
       }
+      if (ctx.req.method === 'HEAD') {
+        res.end(); // the headers are the whole answer: no need to read the plants
+        return;
+      }
       let first = true;
       res.write('[');
       for (;;) {

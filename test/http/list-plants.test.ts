@@ -117,6 +117,23 @@ for (const kind of storeKinds()) {
       assert.equal(rest.response.headers.get('link'), null);
     });
 
+    test('HEAD answers the headers of the GET (Link included) with no body, also for a streamed list', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      await Promise.all(Array.from({ length: 1203 }, (_, i) => server.running.store.createPlant(user.name, { id: BigInt(i), name: `Plant ${i}`, tag: null })));
+      for (const [query, link] of [
+        ['?limit=1202', '</plants?limit=1202&after=1201>; rel="next"'],
+        ['', null],
+        ['?limit=5', '</plants?limit=5&after=4>; rel="next"'],
+      ] as const) {
+        const head = await user.request(`/plants${query}`, { method: 'HEAD' });
+        assert.equal(head.status, 200, query);
+        assert.equal(head.headers.get('content-type'), 'application/json', query);
+        assert.equal(head.headers.get('link'), link, query);
+        assert.equal(await head.text(), '', query);
+      }
+    });
+
     test('limit: leading zeros allowed (007 is 7)', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
       await Promise.all(Array.from({ length: 10 }, (_, i) => create(user, i)));
