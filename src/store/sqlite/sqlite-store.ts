@@ -282,6 +282,8 @@ export class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
+    const failed = this.wal.failed;
+    if (failed !== undefined) throw new StoreUnavailableError(`an fsync of the SQLite WAL failed; restart to recover: ${failed.message}`);
     this.read(() => this.sql.ping.get());
   }
 

@@ -2,26 +2,69 @@
  * Makes committed SQLite transactions durable without blocking the event loop.
  *
  * The connection commits with synchronous=NORMAL: the commit's WAL frames are written but not
- * fsynced. Before any caller is answered, this fdatasyncs the WAL file in libuv's thread pool;
- * once that returns, the frames are on disk and SQLite's recovery replays them after a crash
- * or power loss, exactly as with synchronous=FULL (SQLite itself syncs the WAL before each
- * checkpoint and the database after it, so a WAL restart never discards unsynced frames).
- * Commits that arrive while a sync runs share the next one.
+ * fsynced. Before any caller is answered, this fdatasyncs the WAL file in libuv's thread pool
+ * (and, the first time, the directory that holds its entry); once that returns, the frames are
+ * on disk and SQLite's recovery replays them after a crash or power loss, as with
+ * synchronous=FULL (SQLite itself syncs the WAL before each checkpoint and the database after
+ * it, so a WAL restart never discards unsynced frames). Commits made while a sync runs wait
+ * for the next one, which covers them all.
+ *
+ * After a failed sync the kernel may have dropped the unwritten pages, so a later sync proves
+ * nothing: every later durable() fails too, and the store reports itself unavailable until a
+ * restart lets SQLite recover from what is really on disk.
  */
-import { closeSync, fdatasync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fsyncSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/** The file operations WalSync needs; tests replace them to control when a sync finishes. */
+export interface SyncFiles {
+  open(path: string): number;
+  /** fsyncs a directory, so a newly created file's entry in it is on disk. */
+  syncDirectory(path: string): void;
+  datasync(fd: number, done: (error: Error | null) => void): void;
+  close(fd: number): void;
+}
+
+const nodeFiles: SyncFiles = {
+  open: (path) => openSync(path, 'r'),
+  syncDirectory: (path) => {
+    const fd = openSync(path, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  },
+  datasync: (fd, done) => fdatasync(fd, done),
+  close: (fd) => closeSync(fd),
+};
 
 export class WalSync {
   private fd: number | undefined;
   /** Waiters whose commit happened before the running sync started. */
-  private running: (() => void)[] | undefined;
-  private runningFailures: ((error: Error) => void)[] = [];
+  private running: Waiter[] | undefined;
   /** Waiters whose commit happened after the running sync started: they need the next one. */
-  private next: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  private next: Waiter[] = [];
+  private failure: Error | undefined;
 
-  constructor(private readonly walPath: string) {}
+  constructor(
+    private readonly walPath: string,
+    private readonly files: SyncFiles = nodeFiles,
+  ) {}
+
+  /** The error of a failed sync, after which nothing more can be promised durable. */
+  get failed(): Error | undefined {
+    return this.failure;
+  }
 
   /** Resolves once every commit made before this call is on disk. */
   durable(): Promise<void> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.next.push({ resolve, reject });
       if (this.running === undefined) this.start();
@@ -29,33 +72,37 @@ export class WalSync {
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.fd !== undefined) this.files.close(this.fd);
     this.fd = undefined;
   }
 
   private start(): void {
-    const waiters = this.next;
+    this.running = this.next;
     this.next = [];
-    this.running = waiters.map((waiter) => waiter.resolve);
-    this.runningFailures = waiters.map((waiter) => waiter.reject);
     let fd: number;
     try {
       // The WAL exists once anything was committed; its inode lives as long as our connection.
-      fd = this.fd ??= openSync(this.walPath, 'r');
+      if (this.fd === undefined) {
+        this.fd = this.files.open(this.walPath);
+        this.files.syncDirectory(dirname(this.walPath));
+      }
+      fd = this.fd;
     } catch (error) {
       this.finish(error as Error);
       return;
     }
-    fdatasync(fd, (error) => this.finish(error ?? undefined));
+    this.files.datasync(fd, (error) => this.finish(error ?? undefined));
   }
 
   private finish(error: Error | undefined): void {
-    const resolves = this.running ?? [];
-    const rejects = this.runningFailures;
+    const waiters = this.running ?? [];
     this.running = undefined;
-    this.runningFailures = [];
-    if (error === undefined) for (const resolve of resolves) resolve();
-    else for (const reject of rejects) reject(error);
+    if (error !== undefined) {
+      this.failure = error;
+      for (const waiter of [...waiters, ...this.next.splice(0)]) waiter.reject(error);
+      return;
+    }
+    for (const waiter of waiters) waiter.resolve();
     if (this.next.length > 0) this.start();
   }
 }

@@ -1,8 +1,8 @@
 /**
- * Group commit: writes that arrive in the same turn of the event loop, or while the previous
- * batch waits for its fsync, go into one transaction; each caller is answered only after the
- * fsync that covers its commit. Transactions are short (no fsync inside), so the event loop
- * is never held by the disk.
+ * Group commit: the writes that arrive in one turn of the event loop go into one transaction,
+ * and the commits made while an fsync runs share the next one (wal-sync.ts); each caller is
+ * answered only after the fsync that covers its commit. The transactions themselves hold no
+ * fsync, so the event loop waits for the disk only when SQLite checkpoints the WAL.
  */
 import { StoreUnavailableError } from '../../errors.js';
 import type { WalSync } from './wal-sync.js';
