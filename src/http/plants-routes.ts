@@ -51,15 +51,26 @@ function pageJson(plants: readonly StoredPlant[]): string {
   return body + ']';
 }
 
-/** Resolves when `res` can take more data or has closed, and leaves no listener behind. */
+/**
+ * A client that reads nothing of a streamed list for this long is cut off: it would otherwise
+ * hold a database snapshot (and on PostgreSQL a pooled connection) for as long as it likes.
+ */
+export const STALLED_READER_MS = 30_000;
+
+/**
+ * Resolves when `res` can take more data or has closed, and leaves no listener behind; destroys
+ * it when the client has not read for STALLED_READER_MS.
+ */
 function writable(res: ServerResponse): Promise<void> {
   if (res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
+      clearTimeout(timer);
       res.off('drain', done);
       res.off('close', done);
       resolve();
     };
+    const timer = setTimeout(() => res.destroy(), STALLED_READER_MS);
     res.on('drain', done);
     res.on('close', done);
   });

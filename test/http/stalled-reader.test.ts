@@ -1,0 +1,50 @@
+/**
+ * A client that asks for a long list and then reads nothing is cut off after 30 s, and the
+ * database snapshot it held is released (otherwise the WAL could never be checkpointed).
+ */
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { STALLED_READER_MS } from '../../src/http/plants-routes.js';
+import { startTestServer } from '../helpers/server.js';
+
+const PLANTS = 150_000; // several MB of JSON: more than the socket buffers hold
+const SLACK_MS = 5_000;
+
+describe('a client that stops reading a streamed list', () => {
+  test('is cut off after 30 s and its snapshot is released', { timeout: 3 * STALLED_READER_MS }, async (t) => {
+    const server = await startTestServer(t);
+    const user = await server.user();
+    const path = server.settings.databaseUrl.slice('sqlite:'.length);
+    const seed = new Database(path);
+    const insert = seed.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, NULL)');
+    seed.transaction(() => {
+      for (let i = 0; i < PLANTS; i++) insert.run(user.name, i, `a plant with a name long enough to fill buffers ${i}`);
+    })();
+
+    const { hostname, port } = new URL(server.url);
+    const socket = connect(Number(port), hostname);
+    socket.on('error', () => undefined);
+    await once(socket, 'connect');
+    socket.write(`GET /plants HTTP/1.1\r\nHost: plantstore\r\nAuthorization: Bearer ${user.token}\r\n\r\n`);
+    socket.pause(); // read nothing: the server's writes back up
+    await new Promise((resolve) => setTimeout(resolve, STALLED_READER_MS + SLACK_MS));
+
+    // The server gave up on the reader: no snapshot is left, so a checkpoint moves the whole WAL.
+    const [result] = seed.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    seed.close();
+    assert.equal(result?.busy, 0, 'no snapshot is left open');
+
+    // What the client can still read ends early: the answer was cut, not completed.
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.resume();
+    await once(socket, 'close');
+    assert.ok(received.startsWith('HTTP/1.1 200'), 'the list had started');
+    assert.ok(!received.trimEnd().endsWith(']'), 'the list was cut off before its end');
+    assert.equal((await user.request('/plants?limit=1')).status, 200, 'the server serves on');
+  });
+});
