@@ -20,19 +20,26 @@ function settingOptions(command: Command, keys: readonly (keyof Settings)[] | 'a
   return command;
 }
 
-function settingsFrom(command: Command): Settings {
-  return loadSettings(process.env, command.opts<Partial<Record<keyof Settings, string>>>());
-}
-
 const DATABASE_SETTINGS: (keyof Settings)[] = ['databaseUrl', 'databasePoolSize'];
 
+/** The settings a command uses; `only` keeps the others at their defaults. */
+function settingsFrom(command: Command, only?: readonly (keyof Settings)[]): Settings {
+  return loadSettings(process.env, command.opts<Partial<Record<keyof Settings, string>>>(), only);
+}
+
 async function withStore<T>(command: Command, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(settingsFrom(command));
+  const store = await openStore(settingsFrom(command, DATABASE_SETTINGS));
   try {
     return await work(store);
   } finally {
     await store.close();
   }
+}
+
+/** A failure the user can act on: one line on stderr, exit 1, no help text. */
+function fail(message: string): never {
+  process.stderr.write(`plantstore: ${message}\n`);
+  process.exit(1);
 }
 
 function iso(date: Date | null): string {
@@ -49,7 +56,7 @@ settingOptions(program.command('serve', { isDefault: true }).description('serve 
 
 settingOptions(program.command('migrate').description('apply pending database schema migrations and exit'), DATABASE_SETTINGS).action(
   async (_options, command: Command) => {
-    const settings = settingsFrom(command);
+    const settings = settingsFrom(command, DATABASE_SETTINGS);
     const store = await openStore(settings);
     await store.close();
     process.stdout.write('migrations are up to date\n');
@@ -69,10 +76,10 @@ settingOptions(
 ).action(async (options: { user: string; readOnly?: boolean; expiresIn?: string }, command: Command) => {
   const expiresInMs = options.expiresIn === undefined ? undefined : parseDuration(options.expiresIn);
   if (options.expiresIn !== undefined && expiresInMs === undefined) {
-    command.error('plantstore: --expires-in must look like 90s, 30m, 12h or 30d');
+    fail('--expires-in must look like 90s, 30m, 12h or 30d');
   }
   if (options.user.trim() === '' || !isValidOwner(options.user)) {
-    command.error('plantstore: --user must be 1 to 256 characters without control characters');
+    fail('--user must be 1 to 256 characters without control characters');
   }
   const issued = await withStore(command, (store) => issueToken(store, { user: options.user, readOnly: options.readOnly === true, expiresInMs }));
   process.stdout.write(`${issued?.token}\n`);
@@ -98,7 +105,7 @@ settingOptions(
 settingOptions(token.command('revoke').description('revoke a token by its id (from token list); effective on the next request').argument('<token-id>'), DATABASE_SETTINGS).action(
   async (id: string, _options, command: Command) => {
     const revoked = await withStore(command, (store) => store.revokeToken(id, new Date()));
-    if (!revoked) command.error(`plantstore: no active token has the id ${id}`);
+    if (!revoked) fail(`no active token has the id ${id}`);
     process.stdout.write(`revoked ${id}\n`);
   },
 );

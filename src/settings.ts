@@ -148,20 +148,35 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
   { key: 'workers', env: 'WORKERS', flag: 'workers', default: '1', doc: 'processes serving one port (node cluster)', parse: integer(1, 256) },
 ];
 
+const SECRET_SETTINGS: ReadonlySet<keyof Settings> = new Set(['jwtSecret']);
+
+/** A setting's value as an error line may show it: secrets hidden, URL passwords masked. */
+function shown(key: keyof Settings, raw: string): string {
+  if (SECRET_SETTINGS.has(key)) return '<hidden>';
+  return JSON.stringify(raw.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1***@'));
+}
+
 /**
  * Reads every setting from flags (by setting key) over the environment over the default.
- * Throws SettingError naming the first bad one.
+ * With `only`, the other settings keep their defaults, so a command is not stopped by a
+ * setting it does not use. Throws SettingError naming the first bad one.
  */
-export function loadSettings(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof Settings, string>> = {}): Settings {
+export function loadSettings(
+  env: NodeJS.ProcessEnv,
+  flags: Partial<Record<keyof Settings, string>> = {},
+  only?: readonly (keyof Settings)[],
+): Settings {
   const result: Record<string, unknown> = {};
   for (const spec of SETTINGS) {
-    const fromFlag = flags[spec.key];
-    const raw = fromFlag ?? env[spec.env] ?? spec.default;
-    const source = fromFlag !== undefined ? `--${spec.flag}` : env[spec.env] !== undefined ? spec.env : `default of ${spec.env}`;
+    const used = only === undefined || only.includes(spec.key);
+    const fromFlag = used ? flags[spec.key] : undefined;
+    const fromEnv = used ? env[spec.env] : undefined;
+    const raw = fromFlag ?? fromEnv ?? spec.default;
+    const source = fromFlag !== undefined ? `--${spec.flag}` : fromEnv !== undefined ? spec.env : `default of ${spec.env}`;
     try {
       result[spec.key] = raw === undefined ? undefined : spec.parse(raw);
     } catch (error) {
-      throw new SettingError(`${source}=${JSON.stringify(raw)} ${(error as Error).message}`);
+      throw new SettingError(`${source}=${shown(spec.key, raw ?? '')} ${(error as Error).message}`);
     }
   }
   const settings = result as unknown as Settings;

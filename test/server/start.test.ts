@@ -59,6 +59,21 @@ describe('settings', () => {
     });
   }
 
+  test('a bad setting never echoes a secret: JWT_SECRET is hidden, a password in DATABASE_URL masked', async (t) => {
+    const secret = await runCli(['serve'], { DATABASE_URL: `sqlite:${join(tempDir(t), 's.db')}`, JWT_SECRET: '   s3cret-but-blank?   ' });
+    const url = await runCli(['serve'], { DATABASE_URL: 'postgresql+x://app:s3cret@db.internal/plants' });
+    for (const result of [secret, url]) {
+      assert.equal(result.code, 2);
+      assert.doesNotMatch(result.stderr, /s3cret/);
+    }
+    assert.match(url.stderr, /DATABASE_URL="postgresql\+x:\/\/app:\*\*\*@db.internal\/plants"/);
+  });
+
+  test('token commands are not stopped by settings they do not use', async (t) => {
+    const listed = await runCli(['token', 'list', '--database-url', `sqlite:${join(tempDir(t), 'u.db')}`], { PORT: 'abc', LOG_LEVEL: 'loud' });
+    assert.equal(listed.code, 0, listed.stderr);
+  });
+
   test('a flag wins over the environment', async (t) => {
     const databaseUrl = `sqlite:${join(tempDir(t), 'flag.db')}`;
     const server = await startServerProcess(t, { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false', PORT: '1' }, ['--port', '0']);
