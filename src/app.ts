@@ -62,7 +62,7 @@ export function buildApp(parts: AppParts): RequestListener {
   const plants = plantRoutes(store, parts.settings.bodyLimit);
   router.add('/plants', plants.collection);
   router.add('/plants/{id}', plants.item);
-  for (const [template, operations] of Object.entries(opsRoutes(store, metrics))) router.add(template, operations);
+  for (const [template, operations] of Object.entries(opsRoutes(store, metrics, parts.settings.bodyLimit))) router.add(template, operations);
 
   function fail(ctx: RequestContext, error: unknown): void {
     const apiError = toApiError(error);

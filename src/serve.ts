@@ -29,7 +29,9 @@ export async function serve(settings: Settings): Promise<void> {
  * before their database (or during its restart) come up by themselves once it answers.
  * A signal meanwhile ends the wait and the process, with status 0: nothing was in flight.
  */
-async function whenDatabaseAnswers<T>(logger: Logger, step: () => Promise<T>): Promise<T> {
+async function whenDatabaseAnswers<T>(settings: Settings, logger: Logger, step: () => Promise<T>): Promise<T> {
+  // An embedded database that cannot be opened (a directory, no permission) will not heal by waiting.
+  if (settings.databaseUrl.startsWith('sqlite:')) return step();
   const quit = () => process.exit(0);
   process.once('SIGTERM', quit);
   process.once('SIGINT', quit);
@@ -51,7 +53,7 @@ async function whenDatabaseAnswers<T>(logger: Logger, step: () => Promise<T>): P
 
 /** One serving process: the whole service, or one worker of the cluster. */
 async function serveOne(settings: Settings, logger: Logger): Promise<void> {
-  const running = await whenDatabaseAnswers(logger, () => startServer(settings, { logger }));
+  const running = await whenDatabaseAnswers(settings, logger, () => startServer(settings, { logger }));
   const stop = (signal: string) => {
     running.logger.info({ signal }, 'draining in-flight requests');
     running.close().then(
@@ -68,7 +70,7 @@ async function serveOne(settings: Settings, logger: Logger): Promise<void> {
 
 async function supervise(settings: Settings, logger: Logger): Promise<void> {
   // Migrate once here, so N workers do not all race to it (the lock would make it safe, but slow).
-  const store = await whenDatabaseAnswers(logger, () => openStore(settings));
+  const store = await whenDatabaseAnswers(settings, logger, () => openStore(settings));
   await store.close();
 
   const startedAt = new Map<Worker, number>();

@@ -14,8 +14,8 @@ function publicGet(handle: (ctx: RequestContext) => Promise<void> | void): Recor
   return { GET: { scope: undefined, handle } };
 }
 
-export function opsRoutes(store: Store, metrics: Metrics): Record<string, Record<string, Operation>> {
-  const openapi = openApiJson();
+export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number): Record<string, Record<string, Operation>> {
+  const openapi = openApiJson({ bodyLimit });
   return {
     '/healthz': publicGet((ctx) => sendJson(ctx.res, 200, '{"status":"ok"}')),
     '/readyz': publicGet(async (ctx) => {

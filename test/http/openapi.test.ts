@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { openApiDocument } from '../../src/http/openapi.js';
+import { openApiDocument, type OpenApiDocument } from '../../src/http/openapi.js';
 import { WHITE_SPACE_CLASS } from '../../src/http/openapi/schemas.js';
 import type { OperationObject, ParameterObject, Reference, ResponseObject } from '../../src/http/openapi/types.js';
 import { INT32_MAX } from '../../src/plants/int64.js';
@@ -340,11 +340,18 @@ describe('real responses match the document', () => {
     await assertMatchesOpenApi(readiness, 'GET');
   });
 
+  test('the 413 response names the BODY_LIMIT this server enforces', async (t) => {
+    const server = await startTestServer(t, 'sqlite', { bodyLimit: '100' });
+    const served = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDocument;
+    const tooLarge = served.paths['/plants']?.post?.responses['413'] as ResponseObject;
+    assert.match(tooLarge.description, /100 bytes on this server/);
+  });
+
   test('GET /openapi.json serves exactly the built document', async (t) => {
     const server = await startTestServer(t);
     const response = await fetch(`${server.url}/openapi.json`);
     assert.equal(response.headers.get('content-type'), 'application/json');
-    assert.deepEqual(await response.json(), JSON.parse(JSON.stringify(openApiDocument())));
+    assert.deepEqual(await response.json(), JSON.parse(JSON.stringify(openApiDocument({ bodyLimit: server.settings.bodyLimit }))));
   });
 
   test('X-Request-Id: a sane value is echoed, another is replaced', async (t) => {

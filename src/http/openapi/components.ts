@@ -132,8 +132,9 @@ export const responses: Record<string, ResponseObject> = {
   ),
   Unavailable: errorResponse(
     503,
-    'The database, or the identity provider holding an uncached JWT key, cannot answer now. Nothing was changed; ' +
-      'retrying later is safe.',
+    'The database, or the identity provider holding an uncached JWT key, cannot answer now. A write may or may not ' +
+      'have been applied (a failure can come after the commit); retrying is safe: a retried create answers 200 or ' +
+      '409 as usual, a retried delete may answer 404.',
     'Retry-After',
   ),
   TooManyRequests: errorResponse(
