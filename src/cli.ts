@@ -6,6 +6,7 @@
 import { Command, Option } from 'commander';
 import { issueToken, parseDuration } from './auth/api-tokens.js';
 import { isValidOwner } from './auth/principal.js';
+import { StoreUnavailableError } from './errors.js';
 import { SETTINGS, SettingError, loadSettings, type Settings } from './settings.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
@@ -117,5 +118,6 @@ try {
     process.stderr.write(`plantstore: bad setting: ${error.message}\n`);
     process.exit(2);
   }
+  if (error instanceof StoreUnavailableError) fail(`cannot use the database: ${error.message}`);
   throw error;
 }

@@ -74,6 +74,13 @@ describe('settings', () => {
     assert.equal(listed.code, 0, listed.stderr);
   });
 
+  test('an embedded database that cannot be opened stops the start with one line', async (t) => {
+    const result = await runCli(['serve'], { DATABASE_URL: `sqlite:${tempDir(t)}` }); // a directory
+    assert.equal(result.code, 1);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, /^plantstore: cannot use the database: .*SQLITE_CANTOPEN/);
+  });
+
   test('a flag wins over the environment', async (t) => {
     const databaseUrl = `sqlite:${join(tempDir(t), 'flag.db')}`;
     const server = await startServerProcess(t, { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false', PORT: '1' }, ['--port', '0']);
