@@ -8,12 +8,6 @@ import { INT64_MAX, INT64_MIN } from './int64.js';
 export const NAME_MAX_LENGTH = 256;
 export const TAG_MAX_LENGTH = 64;
 
-/** A plant as the API shows it: no id. */
-export interface Plant {
-  name: string;
-  tag?: string;
-}
-
 /** A plant with its id, as stored and as created. */
 export interface StoredPlant {
   id: bigint;
@@ -71,18 +65,14 @@ export function toNewPlant(body: JsonValue): StoredPlant {
   return { id, name, tag };
 }
 
-/** The API's view of a stored plant. */
-export function toPlant(stored: { name: string; tag: string | null }): Plant {
-  return stored.tag === null ? { name: stored.name } : { name: stored.name, tag: stored.tag };
-}
-
-/** Serializes a plant without going through a generic JSON.stringify of an object. */
+/** The API's view of a stored plant (name, and tag when it has one; never the id) as JSON, built directly. */
 export function plantJson(stored: { name: string; tag: string | null }): string {
   return stored.tag === null
     ? `{"name":${JSON.stringify(stored.name)}}`
     : `{"name":${JSON.stringify(stored.name)},"tag":${JSON.stringify(stored.tag)}}`;
 }
 
+/** True when a create of `a` repeats the stored `b`: a safe retry rather than a conflict. */
 export function samePlant(a: StoredPlant, b: { name: string; tag: string | null }): boolean {
   return a.name === b.name && a.tag === b.tag;
 }

@@ -3,6 +3,7 @@
  * shares one commit and one fsync (see write-batcher.ts).
  */
 import type Database from 'better-sqlite3';
+import { samePlant } from '../../plants/plant.js';
 import type { CreateOutcome } from '../store.js';
 
 export interface SerializedToken {
@@ -46,8 +47,8 @@ export function prepareWriter(db: Database.Database): (ops: WriteOp[]) => WriteR
           return { kind: 'createPlant', outcome: 'created', name: op.name, tag: op.tag };
         }
         const stored = selectPlant.get(op.owner, op.id) as { name: string; tag: string | null };
-        const same = stored.name === op.name && stored.tag === op.tag;
-        return { kind: 'createPlant', outcome: same ? 'unchanged' : 'conflict', name: stored.name, tag: stored.tag };
+        const outcome = samePlant(op, stored) ? 'unchanged' : 'conflict';
+        return { kind: 'createPlant', outcome, name: stored.name, tag: stored.tag };
       }
       case 'deletePlant':
         return { kind: 'changed', changed: deletePlant.run(op.owner, op.id).changes === 1 };
