@@ -11,7 +11,6 @@ import { Metrics } from './http/metrics.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import { openStore } from './store/open-store.js';
-import { SqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store } from './store/store.js';
 
 /** Slow clients: headers and whole requests must arrive within this time. */
@@ -58,8 +57,8 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     ...settings,
     registry: metrics.registry,
     onConnectionError: (err) => logger.warn({ err }, 'a database connection broke; the next query reconnects'),
+    onWriteBatch: (size, seconds) => metrics.observeWriteBatch(size, seconds),
   });
-  if (store instanceof SqliteStore) store.onWriteBatch = (size, seconds) => metrics.observeWriteBatch(size, seconds);
   if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
 
   const app = buildApp({ settings, store, authenticator: buildAuthenticator(settings, store, logger), logger, metrics });

@@ -11,12 +11,15 @@ export interface StoreOptions {
   onConnectionError?: (error: Error) => void;
   /** Where a PostgreSQL store shows its connection pool figures. */
   registry?: Registry;
+  /** Told of each SQLite group commit: how many writes it held, and seconds until durable. */
+  onWriteBatch?: (size: number, seconds: number) => void;
 }
 
 /** Opens the store that DATABASE_URL names and applies pending migrations. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl.startsWith('sqlite:')) {
     const store = new SqliteStore(sqlitePath(options.databaseUrl));
+    if (options.onWriteBatch !== undefined) store.onWriteBatch = options.onWriteBatch;
     await store.migrate();
     return store;
   }

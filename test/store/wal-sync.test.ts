@@ -98,4 +98,17 @@ describe('WriteBatcher', () => {
     await tick();
     assert.deepEqual(answers.map((answer) => answer.settled()), ['resolved', 'resolved', 'resolved']);
   });
+
+  test('drain (used on close) resolves only once every accepted write is durable', async () => {
+    const fake = controlledFiles();
+    const batcher = new WriteBatcher((ops) => ops.map((): WriteResult => ({ kind: 'changed', changed: true })), new WalSync('/data/db.sqlite-wal', fake.files));
+    const write = track(batcher.write({ kind: 'deletePlant', owner: 'alice', id: 1n }));
+    const drained = track(batcher.drain());
+    await tick();
+    assert.equal(drained.settled(), 'pending', 'the commit still waits for its sync');
+    fake.finishSync(0);
+    await tick();
+    assert.deepEqual([write.settled(), drained.settled()], ['resolved', 'resolved']);
+    await batcher.drain(); // idle: at once
+  });
 });

@@ -20,6 +20,7 @@ export class WriteBatcher {
   private queue: Pending[] = [];
   private scheduled = false;
   private inFlight = 0;
+  private drained: (() => void)[] = [];
   /** Called with the size of each committed batch and the seconds until it was durable, for metrics. */
   onBatch: (size: number, seconds: number) => void = () => {};
 
@@ -39,8 +40,13 @@ export class WriteBatcher {
   }
 
   /** Resolves when every accepted write is committed and durable. */
-  async drain(): Promise<void> {
-    while (this.scheduled || this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 2));
+  drain(): Promise<void> {
+    if (!this.scheduled && this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  private notifyIfIdle(): void {
+    if (this.inFlight === 0 && !this.scheduled) for (const resolve of this.drained.splice(0)) resolve();
   }
 
   private flush(): void {
@@ -49,6 +55,7 @@ export class WriteBatcher {
       const batch = this.queue.splice(0, MAX_BATCH);
       this.commit(batch);
     }
+    this.notifyIfIdle();
   }
 
   private commit(batch: Pending[]): void {
@@ -68,11 +75,13 @@ export class WriteBatcher {
         this.inFlight--;
         this.onBatch(batch.length, (performance.now() - started) / 1000);
         batch.forEach((pending, index) => pending.resolve(results[index] as WriteResult));
+        this.notifyIfIdle();
       },
       (error: unknown) => {
         this.inFlight--;
         const failure = new StoreUnavailableError(`could not sync the SQLite WAL: ${(error as Error).message}`, { cause: error });
         for (const pending of batch) pending.reject(failure);
+        this.notifyIfIdle();
       },
     );
   }
