@@ -9,6 +9,7 @@ import type { StoredPlant } from '../../plants/plant.js';
 import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Scope, Store, TokenRecord } from '../store.js';
 import { openConnection } from './connection.js';
 import { migrate } from './migrations.js';
+import { TokenCache } from './token-cache.js';
 import { WalSync } from './wal-sync.js';
 import { WriteBatcher } from './write-batcher.js';
 import { prepareWriter, type WriteOp, type WriteResult } from './write-ops.js';
@@ -27,7 +28,6 @@ type PlantRow = [id: bigint, name: string, tag: string | null];
 
 const TOKEN_COLUMNS = 'id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at';
 const MAX_IDLE_SNAPSHOT_CONNECTIONS = 4;
-const TOKEN_CACHE_MAX = 10_000;
 
 function date(ms: bigint | null): Date | null {
   return ms === null ? null : new Date(Number(ms));
@@ -63,8 +63,7 @@ export class SqliteStore implements Store {
   private readonly wal: WalSync;
   private writer: WriteBatcher | undefined;
   private onBatch: (size: number, seconds: number) => void = () => {};
-  private readonly tokenCache = new Map<string, TokenRecord>();
-  private tokenCacheVersion = -1n;
+  private readonly tokenCache = new TokenCache();
   private readOpen = false;
   private readonly idleSnapshots: Database.Database[] = [];
   private statements: ReturnType<SqliteStore['prepare']> | undefined;
@@ -242,29 +241,14 @@ export class SqliteStore implements Store {
     return result.kind === 'changed' && result.changed;
   }
 
-  /**
-   * Token rows are cached while no other connection has committed: PRAGMA data_version moves
-   * whenever another process (`plantstore token revoke`, another worker) commits, and then the
-   * cache is dropped, so a revocation still counts on the next request. Our own token writes
-   * drop it themselves.
-   */
+  /** Cached until another connection commits (token-cache.ts), so a revocation counts on the next request. */
   async findTokenByDigest(digest: Buffer): Promise<TokenRecord | undefined> {
-    return this.read(() => {
-      const version = this.sql.dataVersion.get() as bigint;
-      if (version !== this.tokenCacheVersion) {
-        this.tokenCache.clear();
-        this.tokenCacheVersion = version;
-      }
-      const key = digest.toString('latin1');
-      const cached = this.tokenCache.get(key);
-      if (cached !== undefined) return cached;
-      const row = this.sql.tokenByDigest.get(digest) as TokenRow | undefined;
-      if (row === undefined) return undefined; // unknown tokens are not cached: they could fill it
-      const record = toTokenRecord(row);
-      if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
-      this.tokenCache.set(key, record);
-      return record;
-    });
+    return this.read(() =>
+      this.tokenCache.get(digest, this.sql.dataVersion.get() as bigint, () => {
+        const row = this.sql.tokenByDigest.get(digest) as TokenRow | undefined;
+        return row === undefined ? undefined : toTokenRecord(row);
+      }),
+    );
   }
 
   async listTokens(): Promise<TokenRecord[]> {
