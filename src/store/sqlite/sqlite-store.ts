@@ -9,6 +9,8 @@ import type { StoredPlant } from '../../plants/plant.js';
 import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Scope, Store, TokenRecord } from '../store.js';
 import { openConnection } from './connection.js';
 import { migrate } from './migrations.js';
+import { guard } from './guard.js';
+import { SnapshotStreams } from './snapshot-streams.js';
 import { TokenCache } from './token-cache.js';
 import { WalSync } from './wal-sync.js';
 import { WriteBatcher } from './write-batcher.js';
@@ -27,7 +29,6 @@ interface TokenRow {
 type PlantRow = [id: bigint, name: string, tag: string | null];
 
 const TOKEN_COLUMNS = 'id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at';
-const MAX_IDLE_SNAPSHOT_CONNECTIONS = 4;
 
 function date(ms: bigint | null): Date | null {
   return ms === null ? null : new Date(Number(ms));
@@ -45,18 +46,6 @@ function toTokenRecord(row: TokenRow): TokenRecord {
   };
 }
 
-/** Turns SQLite's failures (busy, I/O, disk full) into "unavailable": never the client's fault. */
-function guard<T>(work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof Error && 'code' in error && String(error.code).startsWith('SQLITE_')) {
-      throw new StoreUnavailableError(`SQLite failed (${String(error.code)}): ${error.message}`, { cause: error });
-    }
-    throw error;
-  }
-}
-
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly db: Database.Database;
@@ -65,12 +54,13 @@ export class SqliteStore implements Store {
   private onBatch: (size: number, seconds: number) => void = () => {};
   private readonly tokenCache = new TokenCache();
   private readOpen = false;
-  private readonly idleSnapshots: Database.Database[] = [];
+  private readonly snapshots: SnapshotStreams;
   private statements: ReturnType<SqliteStore['prepare']> | undefined;
 
   constructor(private readonly path: string) {
     this.db = guard(() => openConnection(path, { synchronous: 'NORMAL' }));
     this.wal = new WalSync(`${path}-wal`);
+    this.snapshots = new SnapshotStreams(path);
   }
 
   /** Called with each committed write batch's size and the time until it was durable. */
@@ -166,54 +156,7 @@ export class SqliteStore implements Store {
   }
 
   async streamPlants(owner: string, query: ListQuery): Promise<PlantStream> {
-    const db = this.idleSnapshots.pop() ?? guard(() => openConnection(this.path, { readonly: true }));
-    const release = () => {
-      if (db.inTransaction) db.exec('COMMIT');
-      if (this.idleSnapshots.length < MAX_IDLE_SNAPSHOT_CONNECTIONS) this.idleSnapshots.push(db);
-      else db.close();
-    };
-    try {
-      return guard(() => {
-        db.exec('BEGIN');
-        const where = query.after === undefined ? 'owner = ?' : 'owner = ? AND id > ?';
-        const params: unknown[] = query.after === undefined ? [owner] : [owner, query.after];
-        let lastIdBeforeMore: bigint | undefined;
-        if (query.limit !== undefined) {
-          // The id of the limit-th plant, and whether one follows it, in the same snapshot.
-          const edge = db
-            .prepare(`SELECT id FROM plants WHERE ${where} ORDER BY id LIMIT 2 OFFSET ?`)
-            .all(...params, query.limit - 1) as { id: bigint }[];
-          if (edge.length === 2) lastIdBeforeMore = edge[0]?.id;
-        }
-        const rows = db
-          .prepare(`SELECT id, name, tag FROM plants WHERE ${where} ORDER BY id LIMIT ?`)
-          .iterate(...params, query.limit ?? -1) as IterableIterator<StoredPlant>;
-        let closed = false;
-        return {
-          lastIdBeforeMore,
-          next: async (max: number) =>
-            guard(() => {
-              const chunk: StoredPlant[] = [];
-              if (closed) return chunk;
-              for (let i = 0; i < max; i++) {
-                const step = rows.next();
-                if (step.done === true) break;
-                chunk.push(step.value);
-              }
-              return chunk;
-            }),
-          close: async () => {
-            if (closed) return;
-            closed = true;
-            rows.return?.();
-            release();
-          },
-        };
-      });
-    } catch (error) {
-      release();
-      throw error;
-    }
+    return this.snapshots.open(owner, query);
   }
 
   async deletePlant(owner: string, id: bigint): Promise<boolean> {
@@ -275,7 +218,7 @@ export class SqliteStore implements Store {
     await this.writer?.drain();
     this.endRead();
     this.wal.close();
-    for (const db of this.idleSnapshots.splice(0)) db.close();
+    this.snapshots.close();
     this.db.close();
   }
 }
