@@ -110,7 +110,6 @@ export function buildApp(parts: AppParts): RequestListener {
       req,
       res,
       requestId,
-      pathname,
       query: q === -1 ? '' : url.slice(q + 1),
       param: match?.param ?? '',
       principal: NOBODY,

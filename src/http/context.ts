@@ -6,7 +6,6 @@ export interface RequestContext {
   req: IncomingMessage;
   res: ServerResponse;
   requestId: string;
-  pathname: string;
   /** The raw query string without '?', or '' when there is none. */
   query: string;
   /** The path parameter of a templated route (`/plants/{id}`). */

@@ -18,8 +18,7 @@ export interface StoreOptions {
 /** Opens the store that DATABASE_URL names and applies pending migrations. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl.startsWith('sqlite:')) {
-    const store = new SqliteStore(sqlitePath(options.databaseUrl));
-    if (options.onWriteBatch !== undefined) store.onWriteBatch = options.onWriteBatch;
+    const store = new SqliteStore(sqlitePath(options.databaseUrl), options.onWriteBatch);
     await store.migrate();
     return store;
   }

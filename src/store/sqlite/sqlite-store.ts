@@ -51,22 +51,19 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly wal: WalSync;
   private writer: WriteBatcher | undefined;
-  private onBatch: (size: number, seconds: number) => void = () => {};
   private readonly tokenCache = new TokenCache();
   private readOpen = false;
   private readonly snapshots: SnapshotStreams;
   private statements: ReturnType<SqliteStore['prepare']> | undefined;
 
-  constructor(private readonly path: string) {
+  /** `onWriteBatch` is told each group commit's size and the seconds until it was durable. */
+  constructor(
+    private readonly path: string,
+    private readonly onWriteBatch: (size: number, seconds: number) => void = () => {},
+  ) {
     this.db = guard(() => openConnection(path, { synchronous: 'NORMAL' }));
     this.wal = new WalSync(`${path}-wal`);
     this.snapshots = new SnapshotStreams(path);
-  }
-
-  /** Called with each committed write batch's size and the time until it was durable. */
-  set onWriteBatch(listener: (size: number, seconds: number) => void) {
-    this.onBatch = listener;
-    if (this.writer !== undefined) this.writer.onBatch = listener;
   }
 
   async migrate(): Promise<number> {
@@ -75,11 +72,14 @@ export class SqliteStore implements Store {
     this.statements ??= this.prepare();
     if (this.writer === undefined) {
       const runBatch = prepareWriter(this.db);
-      this.writer = new WriteBatcher((ops) => {
-        this.endRead();
-        return runBatch(ops);
-      }, this.wal);
-      this.writer.onBatch = this.onBatch;
+      this.writer = new WriteBatcher(
+        (ops) => {
+          this.endRead();
+          return runBatch(ops);
+        },
+        this.wal,
+        this.onWriteBatch,
+      );
     }
     return applied;
   }

@@ -21,12 +21,11 @@ export class WriteBatcher {
   private scheduled = false;
   private inFlight = 0;
   private drained: (() => void)[] = [];
-  /** Called with the size of each committed batch and the seconds until it was durable, for metrics. */
-  onBatch: (size: number, seconds: number) => void = () => {};
-
+  /** `onBatch` is told each batch's size and the seconds until it was durable, for metrics. */
   constructor(
     private readonly runBatch: (ops: WriteOp[]) => WriteResult[],
     private readonly wal: WalSync,
+    private readonly onBatch: (size: number, seconds: number) => void = () => {},
   ) {}
 
   write(op: WriteOp): Promise<WriteResult> {
