@@ -2,7 +2,7 @@
  * plantstore's own API tokens: `pst_` and 43 base64url characters (32 random bytes).
  * Only the SHA-256 digest is stored; the token itself is shown once and never kept.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { errors } from '../errors.js';
 import type { TokenRecord, TokenStore } from '../store/store.js';
 import { READ, WRITE, type CredentialVerifier, type Principal, type Scope } from './principal.js';
@@ -10,9 +10,11 @@ import { READ, WRITE, type CredentialVerifier, type Principal, type Scope } from
 const TOKEN_SHAPE = /^pst_[A-Za-z0-9_-]{43}$/;
 const TOUCH_INTERVAL_MS = 60_000;
 
-export function digestToken(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
-}
+/** The SHA-256 digest of a token, hex. crypto.hash (Node ≥ 20.12) is several times cheaper than createHash. */
+export const digestToken: (token: string) => string =
+  typeof crypto.hash === 'function'
+    ? (token) => crypto.hash('sha256', token, 'hex')
+    : (token) => crypto.createHash('sha256').update(token).digest('hex');
 
 export interface IssuedToken {
   token: string;
@@ -29,11 +31,11 @@ export interface IssueOptions {
 
 /** Creates and stores a token; undefined when onlyIfFirst and a token already exists. */
 export async function issueToken(store: TokenStore, options: IssueOptions): Promise<IssuedToken | undefined> {
-  const token = `pst_${randomBytes(32).toString('base64url')}`;
+  const token = `pst_${crypto.randomBytes(32).toString('base64url')}`;
   const now = new Date();
   const scopes: Scope[] = options.readOnly === true ? [READ] : [READ, WRITE];
   const record = {
-    id: `tok_${randomBytes(6).toString('hex')}`,
+    id: `tok_${crypto.randomBytes(6).toString('hex')}`,
     digest: digestToken(token),
     user: options.user,
     scopes,

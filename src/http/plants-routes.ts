@@ -4,7 +4,7 @@ import { READ, WRITE } from '../auth/principal.js';
 import { errors } from '../errors.js';
 import { parseInt64, parseNonNegativeInt32 } from '../plants/int64.js';
 import { PlantValidationError, plantJson, toNewPlant, type StoredPlant } from '../plants/plant.js';
-import type { PlantStore } from '../store/store.js';
+import type { PlantPage, PlantStore } from '../store/store.js';
 import { readJsonBody } from './body.js';
 import type { RequestContext } from './context.js';
 import { JSON_TYPE, sendJson } from './respond.js';
@@ -43,6 +43,18 @@ function parseListParams(query: string): ListParams {
 
 function nextLink(limit: number, lastId: bigint): string {
   return `</plants?limit=${limit}&after=${lastId}>; rel="next"`;
+}
+
+/** Stores may hand out the same page object again (the SQLite page cache): its JSON is built once. */
+const pageBodies = new WeakMap<PlantPage, string>();
+
+function pageBody(page: PlantPage): string {
+  let body = pageBodies.get(page);
+  if (body === undefined) {
+    body = pageJson(page.plants);
+    pageBodies.set(page, body);
+  }
+  return body;
 }
 
 function pageJson(plants: readonly StoredPlant[]): string {
@@ -98,7 +110,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
       const page = await store.listPlants(ctx.principal.owner, after, limit);
       const last = page.plants.at(-1);
       const headers = page.hasMore && last !== undefined ? { link: nextLink(limit, last.id) } : undefined;
-      return sendJson(ctx.res, 200, pageJson(page.plants), headers);
+      return sendJson(ctx.res, 200, pageBody(page), headers);
     }
     await streamPlants(ctx, { limit, after });
   }

@@ -19,7 +19,8 @@ export interface TokenRecord {
 
 export interface NewTokenRecord {
   id: string;
-  digest: Buffer;
+  /** SHA-256 of the token, hex. */
+  digest: string;
   user: string;
   scopes: Scope[];
   createdAt: Date;
@@ -37,8 +38,8 @@ export interface CreateResult {
 
 /** A page of plants read in one go, plus whether more follow. */
 export interface PlantPage {
-  plants: StoredPlant[];
-  hasMore: boolean;
+  readonly plants: readonly StoredPlant[];
+  readonly hasMore: boolean;
 }
 
 /**
@@ -71,7 +72,7 @@ export interface TokenStore {
   createToken(token: NewTokenRecord): Promise<void>;
   /** Creates the token only when no token exists at all; true when it did. */
   createFirstToken(token: NewTokenRecord): Promise<boolean>;
-  findTokenByDigest(digest: Buffer): Promise<TokenRecord | undefined>;
+  findTokenByDigest(digest: string): Promise<TokenRecord | undefined>;
   listTokens(): Promise<TokenRecord[]>;
   /** True when an unrevoked token with this id existed and is now revoked. */
   revokeToken(id: string, at: Date): Promise<boolean>;

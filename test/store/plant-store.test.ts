@@ -110,6 +110,25 @@ for (const factory of storeFactories()) {
       assert.deepEqual((await store.listPlants(owner, 5n, 2)).plants, []);
     });
 
+    test('a page read again shows the writes made since, by this store and by another on the same database', async (t) => {
+      const url = await factory.freshUrl(t);
+      const [store, other] = await Promise.all([factory.open(t, { url }), factory.open(t, { url })]);
+      const owner = uniqueName();
+      const ids = async (after?: bigint) => (await store.listPlants(owner, after, 10)).plants.map((plant) => plant.id);
+      await seed(store, owner, [1n, 2n]);
+      assert.deepEqual(await ids(), [1n, 2n]);
+      assert.deepEqual(await ids(1n), [2n]);
+      await seed(store, owner, [3n]);
+      assert.deepEqual(await ids(), [1n, 2n, 3n]);
+      await store.deletePlant(owner, 1n);
+      assert.deepEqual(await ids(), [2n, 3n]);
+      await seed(other, owner, [4n]);
+      assert.deepEqual(await ids(), [2n, 3n, 4n]);
+      assert.deepEqual(await ids(1n), [2n, 3n, 4n]);
+      await other.deletePlant(owner, 2n);
+      assert.deepEqual(await ids(), [3n, 4n]);
+    });
+
     test('streamPlants reads one snapshot: later creates and deletes do not show, even chunks later', async (t) => {
       const store = await factory.open(t);
       const owner = uniqueName();

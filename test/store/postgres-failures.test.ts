@@ -33,7 +33,7 @@ describe('PostgreSQL store failures', { skip: postgres.reason }, () => {
       await assert.rejects(store.ping(), StoreUnavailableError);
       await assert.rejects(store.listPlants('someone', undefined, 10), StoreUnavailableError);
       await assert.rejects(store.streamPlants('someone', { after: undefined, limit: undefined }), StoreUnavailableError);
-      await assert.rejects(store.createFirstToken({ id: 'tok_x', digest: Buffer.alloc(32), user: 'u', scopes: [], createdAt: new Date(), expiresAt: null }), StoreUnavailableError);
+      await assert.rejects(store.createFirstToken({ id: 'tok_x', digest: '00'.repeat(32), user: 'u', scopes: [], createdAt: new Date(), expiresAt: null }), StoreUnavailableError);
       assert.ok(Date.now() - started < 10_000);
     } finally {
       await store.close();

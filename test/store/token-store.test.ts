@@ -9,7 +9,7 @@ import { storeFactories } from './store-factories.js';
 function newToken(overrides: Partial<NewTokenRecord> = {}): NewTokenRecord {
   return {
     id: `tok_${randomBytes(6).toString('hex')}`,
-    digest: randomBytes(32),
+    digest: randomBytes(32).toString('hex'),
     user: uniqueName(),
     scopes: ['plants:read', 'plants:write'],
     createdAt: new Date(Date.now() - 1000),
@@ -34,7 +34,7 @@ for (const factory of storeFactories()) {
         lastUsedAt: null,
         revokedAt: null,
       });
-      assert.equal(await store.findTokenByDigest(randomBytes(32)), undefined);
+      assert.equal(await store.findTokenByDigest(randomBytes(32).toString('hex')), undefined);
       assert.deepEqual((await store.listTokens()).map((record) => record.id), [token.id]);
     });
 
@@ -49,10 +49,25 @@ for (const factory of storeFactories()) {
       assert.deepEqual((await store.findTokenByDigest(token.digest))?.revokedAt, at);
     });
 
+    test('a revocation or touch through another store on the same database shows at the next find', async (t) => {
+      const url = await factory.freshUrl(t);
+      const [store, other] = await Promise.all([factory.open(t, { url }), factory.open(t, { url })]);
+      const token = newToken();
+      await store.createToken(token);
+      assert.equal((await store.findTokenByDigest(token.digest))?.revokedAt, null);
+      const touchedAt = new Date();
+      await other.touchToken(token.id, touchedAt);
+      assert.deepEqual((await store.findTokenByDigest(token.digest))?.lastUsedAt, touchedAt);
+      const revokedAt = new Date();
+      assert.equal(await other.revokeToken(token.id, revokedAt), true);
+      assert.deepEqual((await store.findTokenByDigest(token.digest))?.revokedAt, revokedAt);
+    });
+
     test('touchToken records the last use', async (t) => {
       const store = await factory.open(t);
       const token = newToken();
       await store.createToken(token);
+      assert.equal((await store.findTokenByDigest(token.digest))?.lastUsedAt, null);
       const at = new Date();
       await store.touchToken(token.id, at);
       assert.deepEqual((await store.findTokenByDigest(token.digest))?.lastUsedAt, at);

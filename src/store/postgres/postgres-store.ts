@@ -81,7 +81,7 @@ export class PostgresStore implements Store {
     );
   }
 
-  async findTokenByDigest(digest: Buffer): Promise<TokenRecord | undefined> {
+  async findTokenByDigest(digest: string): Promise<TokenRecord | undefined> {
     const result = await this.query<TokenRow>(sql.tokenByDigest(digest));
     const row = result.rows[0];
     return row === undefined ? undefined : toTokenRecord(row);

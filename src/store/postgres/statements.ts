@@ -82,19 +82,19 @@ export const sql = {
   insertToken: (token: NewTokenRecord): Statement => ({
     name: 'plantstore_insert_token',
     text: 'INSERT INTO api_tokens (id, digest, user_name, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-    values: [token.id, token.digest, token.user, token.scopes.join(' '), token.createdAt, token.expiresAt],
+    values: [token.id, Buffer.from(token.digest, 'hex'), token.user, token.scopes.join(' '), token.createdAt, token.expiresAt],
   }),
   /** Inserts only into an empty token table; run under the first-token lock. */
   insertFirstToken: (token: NewTokenRecord): Statement => ({
     name: 'plantstore_insert_first_token',
     text: `INSERT INTO api_tokens (id, digest, user_name, scopes, created_at, expires_at)
            SELECT $1, $2, $3, $4, $5, $6 WHERE NOT EXISTS (SELECT 1 FROM api_tokens)`,
-    values: [token.id, token.digest, token.user, token.scopes.join(' '), token.createdAt, token.expiresAt],
+    values: [token.id, Buffer.from(token.digest, 'hex'), token.user, token.scopes.join(' '), token.createdAt, token.expiresAt],
   }),
-  tokenByDigest: (digest: Buffer): Statement => ({
+  tokenByDigest: (digest: string): Statement => ({
     name: 'plantstore_token_by_digest',
     text: `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = $1`,
-    values: [digest],
+    values: [Buffer.from(digest, 'hex')],
   }),
   tokens: (): Statement => ({
     name: 'plantstore_tokens',

@@ -10,6 +10,7 @@ import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, S
 import { openConnection } from './connection.js';
 import { migrate } from './migrations.js';
 import { guard } from './guard.js';
+import { PageCache } from './page-cache.js';
 import { SnapshotStreams } from './snapshot-streams.js';
 import { TokenCache } from './token-cache.js';
 import { WalSync } from './wal-sync.js';
@@ -52,6 +53,9 @@ export class SqliteStore implements Store {
   private readonly wal: WalSync;
   private writer: WriteBatcher | undefined;
   private readonly tokenCache = new TokenCache();
+  private readonly pageCache = new PageCache();
+  /** PRAGMA data_version when the last read transaction began: it moves when another connection commits. */
+  private dataVersion = -1n;
   private readOpen = false;
   private readonly snapshots: SnapshotStreams;
   private statements: ReturnType<SqliteStore['prepare']> | undefined;
@@ -75,7 +79,11 @@ export class SqliteStore implements Store {
       this.writer = new WriteBatcher(
         (ops) => {
           this.endRead();
-          return runBatch(ops);
+          try {
+            return runBatch(ops);
+          } finally {
+            this.forgetCachedReads(ops);
+          }
         },
         this.wal,
         this.onWriteBatch,
@@ -100,6 +108,14 @@ export class SqliteStore implements Store {
     };
   }
 
+  /** After this connection's own writes, which PRAGMA data_version does not count. */
+  private forgetCachedReads(ops: readonly WriteOp[]): void {
+    for (const op of ops) {
+      if (op.kind === 'createPlant' || op.kind === 'deletePlant') this.pageCache.forget(op.owner);
+      else this.tokenCache.clear();
+    }
+  }
+
   private get sql() {
     if (this.statements === undefined) throw new Error('SqliteStore used before migrate()');
     return this.statements;
@@ -111,13 +127,20 @@ export class SqliteStore implements Store {
    * once instead of once per statement. The transaction ends before the next write batch and
    * in the turn's check phase, so a snapshot is never older than the requests it serves: a
    * request that arrives after another process committed (say, a token revocation) is read in
-   * a later turn and sees that commit.
+   * a later turn and sees that commit. The caches are checked against that snapshot: reading
+   * PRAGMA data_version first starts it and tells whether another connection has committed.
    */
   private read<T>(work: () => T): T {
     if (!this.readOpen) {
       guard(() => this.sql.begin.run());
       this.readOpen = true;
       setImmediate(this.endRead);
+      const version = guard(() => this.sql.dataVersion.get() as bigint);
+      if (version !== this.dataVersion) {
+        this.dataVersion = version;
+        this.tokenCache.clear();
+        this.pageCache.clear();
+      }
     }
     return guard(work);
   }
@@ -139,12 +162,24 @@ export class SqliteStore implements Store {
     return { outcome: result.outcome, stored: { id: plant.id, name: result.name, tag: result.tag } };
   }
 
+  /** Served from the page cache when nothing has changed the owner's plants since it was read. */
   async listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage> {
-    const rows = this.read(() =>
+    return this.read(() => {
+      const key = after === undefined ? `${limit}` : `${limit} ${after}`;
+      let page = this.pageCache.get(owner, key);
+      if (page === undefined) {
+        page = this.queryPage(owner, after, limit);
+        this.pageCache.set(owner, key, page);
+      }
+      return page;
+    });
+  }
+
+  private queryPage(owner: string, after: bigint | undefined, limit: number): PlantPage {
+    const rows =
       after === undefined
         ? (this.sql.listFromStart.all(owner, limit + 1) as PlantRow[])
-        : (this.sql.listAfter.all(owner, after, limit + 1) as PlantRow[]),
-    );
+        : (this.sql.listAfter.all(owner, after, limit + 1) as PlantRow[]);
     const hasMore = rows.length > limit;
     const count = hasMore ? limit : rows.length;
     const plants = new Array<StoredPlant>(count);
@@ -167,7 +202,7 @@ export class SqliteStore implements Store {
   private serializeToken(token: NewTokenRecord) {
     return {
       id: token.id,
-      digest: token.digest,
+      digest: Buffer.from(token.digest, 'hex'),
       user: token.user,
       scopes: token.scopes.join(' '),
       createdAt: token.createdAt.getTime(),
@@ -185,10 +220,10 @@ export class SqliteStore implements Store {
   }
 
   /** Cached until another connection commits (token-cache.ts), so a revocation counts on the next request. */
-  async findTokenByDigest(digest: Buffer): Promise<TokenRecord | undefined> {
+  async findTokenByDigest(digest: string): Promise<TokenRecord | undefined> {
     return this.read(() =>
-      this.tokenCache.get(digest, this.sql.dataVersion.get() as bigint, () => {
-        const row = this.sql.tokenByDigest.get(digest) as TokenRow | undefined;
+      this.tokenCache.get(digest, () => {
+        const row = this.sql.tokenByDigest.get(Buffer.from(digest, 'hex')) as TokenRow | undefined;
         return row === undefined ? undefined : toTokenRecord(row);
       }),
     );
