@@ -132,4 +132,5 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
 
   for (let i = 0; i < settings.workers; i++) fork();
   logger.info({ workers: settings.workers, port: settings.port }, 'plantstore supervisor started');
+  logger.flush();
 }

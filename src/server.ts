@@ -83,6 +83,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${host}:${port}`;
   logger.info({ url, store: store.kind }, 'plantstore is listening');
+  logger.flush(); // whoever waits for this line should not wait for the log buffer
 
   let closing: Promise<void> | undefined;
   const close = () =>

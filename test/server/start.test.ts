@@ -23,6 +23,9 @@ describe('first start', () => {
 
     first.child.kill('SIGTERM');
     await first.exited;
+    // Log lines are buffered; the ones still held are written on exit.
+    assert.match(first.stdout(), /"method":"POST","route":"\/plants","status":200/);
+    assert.ok(!first.stdout().includes(token), 'the token is not in any log line, access lines included');
     const second = await startServerProcess(t, { DATABASE_URL: databaseUrl });
     assert.doesNotMatch(second.stderr(), /pst_/);
     assert.ok(!second.stdout().includes(token));
