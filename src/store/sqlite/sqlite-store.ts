@@ -54,9 +54,9 @@ export class SqliteStore implements Store {
   private writer: WriteBatcher | undefined;
   private readonly tokenCache = new TokenCache();
   private readonly pageCache = new PageCache();
-  /** PRAGMA data_version when the last read transaction began: it moves when another connection commits. */
+  /** PRAGMA data_version as last read: it moves when another connection commits. */
   private dataVersion = -1n;
-  private readOpen = false;
+  private checkedThisTurn = false;
   private readonly snapshots: SnapshotStreams;
   private statements: ReturnType<SqliteStore['prepare']> | undefined;
 
@@ -78,7 +78,6 @@ export class SqliteStore implements Store {
       const runBatch = prepareWriter(this.db);
       this.writer = new WriteBatcher(
         (ops) => {
-          this.endRead();
           try {
             return runBatch(ops);
           } finally {
@@ -103,8 +102,6 @@ export class SqliteStore implements Store {
       tokenByDigest: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = ?`),
       tokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`),
       ping: db.prepare('SELECT 1'),
-      begin: db.prepare('BEGIN'),
-      commit: db.prepare('COMMIT'),
     };
   }
 
@@ -122,20 +119,18 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Runs a read inside the read transaction of this turn of the event loop: the requests that
-   * one turn serves share one snapshot, so they pay SQLite's WAL locking (a few system calls)
-   * once instead of once per statement. The transaction ends before the next write batch and
-   * in the turn's check phase, so a snapshot is never older than the requests it serves: a
-   * request that arrives after another process committed (say, a token revocation) is read in
-   * a later turn and sees that commit. The caches are checked against that snapshot: reading
-   * PRAGMA data_version first starts it and tells whether another connection has committed.
+   * Runs a read (cached or not) after making sure the caches are current: once per turn of the
+   * event loop, PRAGMA data_version tells whether another connection (`plantstore token revoke`,
+   * another instance) has committed since, and if so the caches are dropped. A request that
+   * arrives after such a commit is served in a later turn, so it sees the commit: a revocation
+   * counts on the next request. One check per turn, not per request, is what makes a cached
+   * read cheap.
    */
   private read<T>(work: () => T): T {
-    if (!this.readOpen) {
-      guard(() => this.sql.begin.run());
-      this.readOpen = true;
-      setImmediate(this.endRead);
+    if (!this.checkedThisTurn) {
       const version = guard(() => this.sql.dataVersion.get() as bigint);
+      this.checkedThisTurn = true;
+      setImmediate(this.nextTurn);
       if (version !== this.dataVersion) {
         this.dataVersion = version;
         this.tokenCache.clear();
@@ -145,10 +140,8 @@ export class SqliteStore implements Store {
     return guard(work);
   }
 
-  private readonly endRead = (): void => {
-    if (!this.readOpen) return;
-    this.readOpen = false;
-    guard(() => this.sql.commit.run());
+  private readonly nextTurn = (): void => {
+    this.checkedThisTurn = false;
   };
 
   private async write(op: WriteOp): Promise<WriteResult> {
@@ -251,7 +244,6 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.writer?.drain();
-    this.endRead();
     this.wal.close();
     this.snapshots.close();
     this.db.close();
