@@ -1,21 +1,10 @@
 /** Prometheus metrics: requests by route, method and status; latency; database figures. */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { RequestMetrics } from './request-metrics.js';
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: 'plantstore_http_requests_total',
-    help: 'HTTP requests answered, by route template, method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [this.registry],
-  });
-  private readonly latency = new Histogram({
-    name: 'plantstore_http_request_duration_seconds',
-    help: 'Time from request to the end of the response, by route template and method.',
-    labelNames: ['route', 'method'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-    registers: [this.registry],
-  });
+  private readonly requests = new RequestMetrics();
   readonly writeBatchSize = new Histogram({
     name: 'plantstore_db_write_batch_size',
     help: 'Writes committed together in one transaction (group commit).',
@@ -30,21 +19,13 @@ export class Metrics {
   });
 
   constructor() {
+    // The Registry reads only name, help, type and get(); its Metric type lists prom-client's own classes.
+    for (const metric of this.requests.metrics()) this.registry.registerMetric(metric as unknown as Metric);
     collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' });
   }
 
-  /** Label-bound children, so a request does not pay prom-client's label hashing. */
-  private readonly bound = new Map<string, { requests: { inc(): void }; latency: { observe(value: number): void } }>();
-
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    const key = `${route} ${method} ${status}`;
-    let children = this.bound.get(key);
-    if (children === undefined) {
-      children = { requests: this.requests.labels(route, method, String(status)), latency: this.latency.labels(route, method) };
-      this.bound.set(key, children);
-    }
-    children.requests.inc();
-    children.latency.observe(seconds);
+    this.requests.observe(route, method, status, seconds);
   }
 
   observeWriteBatch(size: number, seconds: number): void {
