@@ -13,6 +13,7 @@ function controlledFiles() {
     open: () => 7,
     syncDirectory: (path) => void files.directorySyncs.push(path),
     datasync: (_fd, done) => void pending.push(done),
+    poll: () => undefined,
     close: () => undefined,
   };
   return {

@@ -127,6 +127,7 @@ export class SqliteStore implements Store {
    * read cheap.
    */
   private read<T>(work: () => T): T {
+    this.wal.poll();
     if (!this.checkedThisTurn) {
       const version = guard(() => this.sql.dataVersion.get() as bigint);
       this.checkedThisTurn = true;
@@ -146,6 +147,7 @@ export class SqliteStore implements Store {
 
   private async write(op: WriteOp): Promise<WriteResult> {
     if (this.writer === undefined) throw new Error('SqliteStore used before migrate()');
+    this.wal.poll();
     return this.writer.write(op);
   }
 

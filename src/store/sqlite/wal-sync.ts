@@ -2,7 +2,7 @@
  * Makes committed SQLite transactions durable without blocking the event loop.
  *
  * The connection commits with synchronous=NORMAL: the commit's WAL frames are written but not
- * fsynced. Before any caller is answered, this fdatasyncs the WAL file in libuv's thread pool
+ * fsynced. Before any caller is answered, this fdatasyncs the WAL file on a thread of its own
  * (and, the first time, the directory that holds its entry); once that returns, the frames are
  * on disk and SQLite's recovery replays them after a crash or power loss, as with
  * synchronous=FULL (SQLite itself syncs the WAL before each checkpoint and the database after
@@ -13,8 +13,9 @@
  * nothing: every later durable() fails too, and the store reports itself unavailable until a
  * restart lets SQLite recover from what is really on disk.
  */
-import { closeSync, fdatasync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { FsyncThread } from './fsync-thread.js';
 
 interface Waiter {
   resolve: () => void;
@@ -27,22 +28,31 @@ export interface SyncFiles {
   /** fsyncs a directory, so a newly created file's entry in it is on disk. */
   syncDirectory(path: string): void;
   datasync(fd: number, done: (error: Error | null) => void): void;
+  /** Lets a datasync that has finished call its `done` now rather than when the event loop gets to it. */
+  poll(): void;
   close(fd: number): void;
 }
 
-const nodeFiles: SyncFiles = {
-  open: (path) => openSync(path, 'r'),
-  syncDirectory: (path) => {
-    const fd = openSync(path, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
+function nodeFiles(): SyncFiles {
+  const thread = new FsyncThread();
+  return {
+    open: (path) => openSync(path, 'r'),
+    syncDirectory: (path) => {
+      const fd = openSync(path, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    },
+    datasync: (fd, done) => thread.datasync(fd, done),
+    poll: () => thread.poll(),
+    close: (fd) => {
+      thread.close();
       closeSync(fd);
-    }
-  },
-  datasync: (fd, done) => fdatasync(fd, done),
-  close: (fd) => closeSync(fd),
-};
+    },
+  };
+}
 
 export class WalSync {
   private fd: number | undefined;
@@ -54,7 +64,7 @@ export class WalSync {
 
   constructor(
     private readonly walPath: string,
-    private readonly files: SyncFiles = nodeFiles,
+    private readonly files: SyncFiles = nodeFiles(),
   ) {}
 
   /** The error of a failed sync, after which nothing more can be promised durable. */
@@ -69,6 +79,11 @@ export class WalSync {
       this.next.push({ resolve, reject });
       if (this.running === undefined) this.start();
     });
+  }
+
+  /** Cheap; called on every request, so a finished sync answers its writers without waiting for the event loop. */
+  poll(): void {
+    if (this.running !== undefined) this.files.poll();
   }
 
   close(): void {

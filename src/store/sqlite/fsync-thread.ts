@@ -1,0 +1,65 @@
+/**
+ * fdatasync on a thread of our own, whose completion the event loop can see at once. A sync run
+ * in libuv's pool is reported through the event loop: under load its callback waits behind a
+ * whole turn of requests, and every write in the batch waits with it. Here the worker marks
+ * completion in shared memory and poll(), called on every request, finishes the sync as soon
+ * as it is done; the worker's message wakes an idle loop.
+ */
+import { Worker } from 'node:worker_threads';
+import { COMPLETED, CONTROL_SLOTS, ERRNO, REQUESTED } from './fsync-control.js';
+
+export class FsyncThread {
+  private readonly control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT));
+  private worker: Worker | undefined;
+  private generation = 0;
+  private pending: ((error: Error | null) => void) | undefined;
+
+  /** Starts an fdatasync of `fd`; `done` is called once, from poll() or the worker's message. */
+  datasync(fd: number, done: (error: Error | null) => void): void {
+    if (this.pending !== undefined) throw new Error('FsyncThread runs one sync at a time');
+    const worker = this.workerFor(fd);
+    this.pending = done;
+    worker.ref(); // an otherwise idle process (a CLI command) must stay up until the sync is done
+    Atomics.store(this.control, REQUESTED, ++this.generation);
+    Atomics.notify(this.control, REQUESTED);
+  }
+
+  /** Finishes the running sync if the worker has completed it. */
+  poll(): void {
+    if (this.pending === undefined || Atomics.load(this.control, COMPLETED) !== this.generation) return;
+    const errno = Atomics.load(this.control, ERRNO);
+    this.finish(errno === 0 ? null : Object.assign(new Error(`fdatasync failed (errno ${errno})`), { errno }));
+  }
+
+  close(): void {
+    if (this.worker === undefined) return;
+    Atomics.store(this.control, REQUESTED, -1);
+    Atomics.notify(this.control, REQUESTED);
+    this.worker.unref();
+    this.worker = undefined;
+  }
+
+  private finish(error: Error | null): void {
+    const done = this.pending;
+    this.pending = undefined;
+    this.worker?.unref();
+    done?.(error);
+  }
+
+  private workerFor(fd: number): Worker {
+    if (this.worker !== undefined) return this.worker;
+    const worker = new Worker(new URL('./fsync-worker.js', import.meta.url), { workerData: { control: this.control, fd } });
+    worker.unref();
+    worker.on('message', () => this.poll());
+    // A thread that dies cannot promise anything more: the running sync (and with it the store) fails.
+    worker.on('error', (error) => this.finish(error));
+    worker.on('exit', (code) => {
+      if (this.worker === worker) {
+        this.worker = undefined;
+        this.finish(new Error(`the fsync thread stopped (exit code ${code})`));
+      }
+    });
+    this.worker = worker;
+    return worker;
+  }
+}
