@@ -62,6 +62,8 @@ export function parseDuration(text: string): number | undefined {
 /** Verifies `pst_` tokens against the store on every request, so a revocation counts at once. */
 export class ApiTokenVerifier implements CredentialVerifier {
   private readonly lastTouched = new Map<string, number>();
+  /** A store that caches its records hands out the same object again: so is its principal. */
+  private readonly principals = new WeakMap<TokenRecord, Principal>();
 
   constructor(
     private readonly store: TokenStore,
@@ -80,7 +82,12 @@ export class ApiTokenVerifier implements CredentialVerifier {
       throw errors.invalidToken();
     }
     this.touch(record.id, now);
-    return { owner: record.user, scopes: new Set(record.scopes) };
+    let principal = this.principals.get(record);
+    if (principal === undefined) {
+      principal = { owner: record.user, scopes: new Set(record.scopes) };
+      this.principals.set(record, principal);
+    }
+    return principal;
   }
 
   /** Records "last used" at most once a minute per token, off the request's path. */

@@ -13,8 +13,8 @@ export function isValidOwner(owner: string): boolean {
 
 /** Who is calling: the owner whose plants it may touch, and what it may do. */
 export interface Principal {
-  owner: string;
-  scopes: ReadonlySet<string>;
+  readonly owner: string;
+  readonly scopes: ReadonlySet<string>;
 }
 
 /** One kind of credential (API token, JWT). `accepts` looks only at the token's shape. */

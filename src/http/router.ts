@@ -21,12 +21,13 @@ export interface Route {
 }
 
 export interface Match {
-  route: Route;
-  param: string;
+  readonly route: Route;
+  readonly param: string;
 }
 
 export class Router {
-  private readonly exact = new Map<string, Route>();
+  /** Exact paths have no parameter, so each has one Match, built once. */
+  private readonly exact = new Map<string, Match>();
   private readonly prefixed: { prefix: string; route: Route }[] = [];
 
   /** Adds a route; a template ending in `/{name}` matches one path segment there. */
@@ -39,13 +40,13 @@ export class Router {
     const allow = [...methods, 'OPTIONS'];
     const route: Route = { template, operations, allow, allowHeader: allow.join(', ') };
     const param = /\/\{[a-z]+\}$/.exec(template);
-    if (param === null) this.exact.set(template, route);
+    if (param === null) this.exact.set(template, { route, param: '' });
     else this.prefixed.push({ prefix: template.slice(0, param.index + 1), route });
   }
 
   match(pathname: string): Match | undefined {
-    const route = this.exact.get(pathname);
-    if (route !== undefined) return { route, param: '' };
+    const exact = this.exact.get(pathname);
+    if (exact !== undefined) return exact;
     for (const { prefix, route } of this.prefixed) {
       if (pathname.startsWith(prefix) && pathname.indexOf('/', prefix.length) === -1) {
         return { route, param: pathname.slice(prefix.length) };
