@@ -3,6 +3,8 @@ import type { LogLevel } from './settings.js';
 
 export type { Logger };
 
+const ERROR_LEVEL = 50;
+
 /**
  * Lines gathered over one turn of the event loop and handed to sonic-boom as one string, which
  * writes once 8 KB have gathered or every 250 ms. sonic-boom measures its whole pending buffer
@@ -48,6 +50,13 @@ export function createLogger(level: LogLevel, destination: pino.DestinationStrea
     {
       level,
       base: { pid: process.pid },
+      hooks: {
+        // An error may be the last thing this process says (then a SIGKILL, say): it is written at once.
+        logMethod(args, method, level) {
+          method.apply(this, args);
+          if (level >= ERROR_LEVEL && 'flushSync' in destination && typeof destination.flushSync === 'function') destination.flushSync();
+        },
+      },
       redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.authorization'], censor: '[redacted]' },
     },
     destination,

@@ -20,6 +20,7 @@ export interface RegistryMetric {
   type: 'counter' | 'histogram';
   aggregator: 'sum';
   get(): Promise<{ name: string; help: string; type: string; aggregator: 'sum'; values: Sample[] }>;
+  reset(): void;
 }
 
 interface Series {
@@ -56,6 +57,7 @@ export class RequestMetrics {
       help: 'HTTP requests answered, by route template, method and status.',
       type: 'counter',
       aggregator: 'sum',
+      reset: () => this.series.clear(),
       get: async () => ({
         ...requests,
         values: [...this.series.values()].map((s) => ({ labels: { route: s.route, method: s.method, status: s.status }, value: s.count })),
@@ -66,6 +68,7 @@ export class RequestMetrics {
       help: 'Time from request to the end of the response, by route template and method.',
       type: 'histogram',
       aggregator: 'sum',
+      reset: () => this.series.clear(),
       get: async () => ({ ...latency, values: this.latencySamples(latency.name) }),
     } as const;
     return [requests, latency];

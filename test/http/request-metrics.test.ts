@@ -31,3 +31,10 @@ test('requests by route, method and status, and cumulative latency buckets by ro
     assert.ok(lines.has(line), `missing: ${line}`);
   }
 });
+
+test('resetMetrics empties the request figures', async () => {
+  const metrics = new Metrics();
+  metrics.observeRequest('/plants', 'GET', 200, 0.001);
+  metrics.registry.resetMetrics();
+  assert.doesNotMatch(await metrics.registry.metrics(), /^plantstore_http_request\S*\{/m);
+});

@@ -1,37 +1,59 @@
 import type { PlantPage } from '../store.js';
 
-/** Enough for the hot pages of many owners; a page of the largest buffered size holds 1,001 rows. */
-const MAX_CACHED_PLANTS = 50_000;
+/**
+ * The budget, in characters of names and tags plus a fixed charge per plant and per page. The
+ * pages and the JSON built from them (plants-routes.ts) hold about twice as many bytes: some
+ * tens of MB at most, whatever the names.
+ */
+const MAX_CACHED_CHARS = 4_000_000;
+const CHARS_PER_PLANT = 32;
+const CHARS_PER_PAGE = 64;
+
+interface OwnerPages {
+  pages: Map<string, PlantPage>;
+  chars: number;
+}
+
+function charsOf(page: PlantPage): number {
+  let chars = CHARS_PER_PAGE;
+  for (const plant of page.plants) chars += CHARS_PER_PLANT + plant.name.length + (plant.tag?.length ?? 0);
+  return chars;
+}
 
 /**
  * Pages of plants as the database last answered them, kept only while nothing can have changed
  * them: the store forgets an owner's pages when its own connection writes that owner's plants,
- * and everything when another connection has committed (PRAGMA data_version moved). Owners
- * are dropped oldest first once the pages hold more than MAX_CACHED_PLANTS plants.
+ * and everything when another connection has committed (PRAGMA data_version moved). Past the
+ * budget, the owners read least recently are dropped first.
  */
 export class PageCache {
-  private readonly owners = new Map<string, { pages: Map<string, PlantPage>; plants: number }>();
-  private plants = 0;
+  private readonly owners = new Map<string, OwnerPages>();
+  private chars = 0;
 
   get(owner: string, key: string): PlantPage | undefined {
-    return this.owners.get(owner)?.pages.get(key);
+    const entry = this.owners.get(owner);
+    const page = entry?.pages.get(key);
+    if (page !== undefined) {
+      // Map order is the eviction order: a hit moves the owner to the back.
+      this.owners.delete(owner);
+      this.owners.set(owner, entry as OwnerPages);
+    }
+    return page;
   }
 
   set(owner: string, key: string, page: PlantPage): void {
     let entry = this.owners.get(owner);
     if (entry === undefined) {
-      entry = { pages: new Map(), plants: 0 };
+      entry = { pages: new Map(), chars: 0 };
       this.owners.set(owner, entry);
     }
-    // An empty page counts as one, so a flood of owners without plants is bounded too.
-    const size = page.plants.length + 1;
     const replaced = entry.pages.get(key);
-    const delta = size - (replaced === undefined ? 0 : replaced.plants.length + 1);
+    const delta = charsOf(page) - (replaced === undefined ? 0 : charsOf(replaced));
     entry.pages.set(key, page);
-    entry.plants += delta;
-    this.plants += delta;
+    entry.chars += delta;
+    this.chars += delta;
     for (const [oldest] of this.owners) {
-      if (this.plants <= MAX_CACHED_PLANTS) break;
+      if (this.chars <= MAX_CACHED_CHARS) break;
       this.forget(oldest);
     }
   }
@@ -39,12 +61,12 @@ export class PageCache {
   forget(owner: string): void {
     const entry = this.owners.get(owner);
     if (entry === undefined) return;
-    this.plants -= entry.plants;
+    this.chars -= entry.chars;
     this.owners.delete(owner);
   }
 
   clear(): void {
     this.owners.clear();
-    this.plants = 0;
+    this.chars = 0;
   }
 }

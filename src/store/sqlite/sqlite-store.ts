@@ -29,6 +29,9 @@ interface TokenRow {
 
 type PlantRow = [id: bigint, name: string, tag: string | null];
 
+/** How stale the caches' view of other connections' commits may get within one long event-loop turn. */
+const MAX_CHECK_AGE_MS = 1;
+
 const TOKEN_COLUMNS = 'id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at';
 
 function date(ms: bigint | null): Date | null {
@@ -57,6 +60,7 @@ export class SqliteStore implements Store {
   /** PRAGMA data_version as last read: it moves when another connection commits. */
   private dataVersion = -1n;
   private checkedThisTurn = false;
+  private checkedAt = 0;
   private readonly snapshots: SnapshotStreams;
   private statements: ReturnType<SqliteStore['prepare']> | undefined;
 
@@ -119,19 +123,22 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Runs a read (cached or not) after making sure the caches are current: once per turn of the
-   * event loop, PRAGMA data_version tells whether another connection (`plantstore token revoke`,
-   * another instance) has committed since, and if so the caches are dropped. A request that
-   * arrives after such a commit is served in a later turn, so it sees the commit: a revocation
-   * counts on the next request. One check per turn, not per request, is what makes a cached
-   * read cheap.
+   * Runs a read (cached or not) after making sure the caches are current: PRAGMA data_version
+   * tells whether another connection (`plantstore token revoke`, another instance) has committed
+   * since it was last read, and if so the caches are dropped. It is read again in each turn of
+   * the event loop, and within a long turn once a millisecond has passed: a request that arrives
+   * after such a commit sees it, a revocation counts on the next request. Once per turn rather
+   * than per request is what makes a cached read cheap.
    */
   private read<T>(work: () => T): T {
     this.wal.poll();
-    if (!this.checkedThisTurn) {
+    if (!this.checkedThisTurn || performance.now() - this.checkedAt > MAX_CHECK_AGE_MS) {
       const version = guard(() => this.sql.dataVersion.get() as bigint);
-      this.checkedThisTurn = true;
-      setImmediate(this.nextTurn);
+      this.checkedAt = performance.now();
+      if (!this.checkedThisTurn) {
+        this.checkedThisTurn = true;
+        setImmediate(this.nextTurn);
+      }
       if (version !== this.dataVersion) {
         this.dataVersion = version;
         this.tokenCache.clear();
