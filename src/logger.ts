@@ -5,23 +5,30 @@ export type { Logger };
 
 const ERROR_LEVEL = 50;
 
+const BATCH_CHARS = 8192;
+const BATCH_MS = 250;
+
 /**
- * Lines gathered over one turn of the event loop and handed to sonic-boom as one string, which
- * writes once 8 KB have gathered or every 250 ms. sonic-boom measures its whole pending buffer
- * on every write: per access line that cost more than formatting the line (bench/); per turn
- * it is paid once. Whatever is still held is written on exit.
+ * Lines gathered here and handed to sonic-boom in batches of 8 KB, or every 250 ms, which it
+ * then writes at once. Handing it each line costs more than formatting the line: sonic-boom
+ * measures its whole pending buffer on every write (bench/). Error lines (see createLogger)
+ * and whatever is held at exit are written synchronously.
  */
 class BufferedStdout implements pino.DestinationStream {
   private lines: string[] = [];
-  private readonly sonic = pino.destination({ sync: false, minLength: 8192, periodicFlush: 250 });
+  private chars = 0;
+  private readonly sonic = pino.destination({ sync: false });
 
   constructor() {
+    setInterval(this.handOver, BATCH_MS).unref();
     // pino's own exit hook for sonic-boom may run first: hand over and write again after it.
     process.once('exit', () => this.flushSync());
   }
 
   write(line: string): void {
-    if (this.lines.push(line) === 1) setImmediate(this.handOver);
+    this.lines.push(line);
+    this.chars += line.length;
+    if (this.chars >= BATCH_CHARS) this.handOver();
   }
 
   flush(done?: (error?: Error) => void): void {
@@ -38,6 +45,7 @@ class BufferedStdout implements pino.DestinationStream {
     if (this.lines.length === 0) return;
     this.sonic.write(this.lines.join(''));
     this.lines = [];
+    this.chars = 0;
   };
 }
 
