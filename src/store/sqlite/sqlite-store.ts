@@ -126,9 +126,10 @@ export class SqliteStore implements Store {
    * Runs a read (cached or not) after making sure the caches are current: PRAGMA data_version
    * tells whether another connection (`plantstore token revoke`, another instance) has committed
    * since it was last read, and if so the caches are dropped. It is read again in each turn of
-   * the event loop, and within a long turn once a millisecond has passed: a request that arrives
-   * after such a commit sees it, a revocation counts on the next request. Once per turn rather
-   * than per request is what makes a cached read cheap.
+   * the event loop, and within a long turn once a millisecond has passed (libuv may serve many
+   * requests in one turn): a request that arrives after such a commit sees it, at worst a
+   * millisecond late, so a revocation counts on the next request. Once per turn rather than per
+   * request is what makes a cached read cheap.
    */
   private read<T>(work: () => T): T {
     this.wal.poll();
