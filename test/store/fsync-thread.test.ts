@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { nextGeneration } from '../../src/store/sqlite/fsync-control.js';
 import { FsyncThread } from '../../src/store/sqlite/fsync-thread.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -45,3 +46,19 @@ test('a failed fdatasync is reported with its errno', async (t) => {
   const error = await new Promise<Error | null>((resolve) => thread.datasync(notOpen, resolve));
   assert.match(String(error?.message), /fdatasync failed \(errno -9\)/); // EBADF
 });
+
+test('generations stay positive int32s: the counter wraps instead of reaching the stop value', () => {
+  assert.equal(nextGeneration(0), 1);
+  assert.equal(nextGeneration(41), 42);
+  assert.equal(nextGeneration(0x7fffffff), 1);
+});
+
+test('closing while a sync runs reports it failed, and a closed thread takes no more syncs', async (t) => {
+  const thread = new FsyncThread();
+  const fd = openTempFile(t);
+  const result = new Promise<Error | null>((resolve) => thread.datasync(fd, resolve));
+  thread.close();
+  assert.match(String((await result)?.message), /closed/);
+  assert.throws(() => thread.datasync(fd, () => undefined), /closed/);
+});
+

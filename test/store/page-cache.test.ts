@@ -49,3 +49,13 @@ test('empty pages count too, so a flood of owners without plants stays bounded',
   assert.equal(cache.get('owner0', '10'), undefined);
   assert.notEqual(cache.get('owner99999', '10'), undefined);
 });
+
+test('an owner whose page was just stored is not the one evicted to make room for it', () => {
+  const cache = new PageCache();
+  for (let i = 0; i < 100; i++) cache.set(`owner${i}`, '1000', page(1000));
+  cache.set('owner0', '1000 1000', page(1000)); // owner0 was the oldest; now it is the newest
+  for (let i = 100; i < 116; i++) cache.set(`owner${i}`, '1000', page(1000));
+  assert.ok(cached(cache, 'owner0', '1000 1000'));
+  assert.ok(!cached(cache, 'owner1'));
+});
+

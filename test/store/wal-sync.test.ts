@@ -79,6 +79,17 @@ describe('WalSync', () => {
     assert.match(wal.failed?.message ?? '', /EIO/);
     assert.equal(fake.syncsStarted(), 1, 'no later sync pretends to cover what was lost');
   });
+
+  test('a sync that cannot even start (no thread) fails the store instead of leaving writers waiting', async () => {
+    const fake = controlledFiles();
+    fake.files.datasync = () => {
+      throw new Error('ERR_WORKER_INIT_FAILED');
+    };
+    const wal = new WalSync('/data/db.sqlite-wal', fake.files);
+    await assert.rejects(wal.durable(), /ERR_WORKER_INIT_FAILED/);
+    await assert.rejects(wal.durable(), /ERR_WORKER_INIT_FAILED/);
+    assert.match(wal.failed?.message ?? '', /ERR_WORKER_INIT_FAILED/);
+  });
 });
 
 describe('WriteBatcher', () => {

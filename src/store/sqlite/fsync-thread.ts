@@ -6,21 +6,24 @@
  * as it is done; the worker's message wakes an idle loop.
  */
 import { Worker } from 'node:worker_threads';
-import { COMPLETED, CONTROL_SLOTS, ERRNO, REQUESTED } from './fsync-control.js';
+import { COMPLETED, CONTROL_SLOTS, ERRNO, REQUESTED, STOP, nextGeneration } from './fsync-control.js';
 
 export class FsyncThread {
   private readonly control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT));
   private worker: Worker | undefined;
   private generation = 0;
   private pending: ((error: Error | null) => void) | undefined;
+  private closed = false;
 
   /** Starts an fdatasync of `fd`; `done` is called once, from poll() or the worker's message. */
   datasync(fd: number, done: (error: Error | null) => void): void {
     if (this.pending !== undefined) throw new Error('FsyncThread runs one sync at a time');
+    if (this.closed) throw new Error('the fsync thread was closed');
     const worker = this.workerFor(fd);
     this.pending = done;
     worker.ref(); // an otherwise idle process (a CLI command) must stay up until the sync is done
-    Atomics.store(this.control, REQUESTED, ++this.generation);
+    this.generation = nextGeneration(this.generation);
+    Atomics.store(this.control, REQUESTED, this.generation);
     Atomics.notify(this.control, REQUESTED);
   }
 
@@ -31,12 +34,16 @@ export class FsyncThread {
     this.finish(errno === 0 ? null : Object.assign(new Error(`fdatasync failed (errno ${errno})`), { errno }));
   }
 
+  /** Stops the thread for good; a sync still running is reported failed. */
   close(): void {
-    if (this.worker === undefined) return;
-    Atomics.store(this.control, REQUESTED, -1);
-    Atomics.notify(this.control, REQUESTED);
-    this.worker.unref();
-    this.worker = undefined;
+    this.closed = true;
+    if (this.worker !== undefined) {
+      Atomics.store(this.control, STOP, 1);
+      Atomics.notify(this.control, REQUESTED);
+      this.worker.unref();
+      this.worker = undefined;
+    }
+    this.finish(new Error('the fsync thread was closed'));
   }
 
   private finish(error: Error | null): void {
@@ -56,6 +63,7 @@ export class FsyncThread {
     worker.on('exit', (code) => {
       if (this.worker === worker) {
         this.worker = undefined;
+        this.poll(); // it may have finished the sync before it stopped
         this.finish(new Error(`the fsync thread stopped (exit code ${code})`));
       }
     });

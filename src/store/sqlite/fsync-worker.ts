@@ -1,19 +1,18 @@
 /**
  * The thread that runs fdatasync for fsync-thread.ts. Control words in shared memory: the main
  * thread bumps REQUESTED and notifies; this thread syncs, records the outcome, bumps COMPLETED,
- * then posts a message in case the main thread is idle and not polling. A negative REQUESTED
- * stops it.
+ * then posts a message in case the main thread is idle and not polling. STOP stops it.
  */
 import { fdatasyncSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { COMPLETED, ERRNO, REQUESTED } from './fsync-control.js';
+import { COMPLETED, ERRNO, REQUESTED, STOP } from './fsync-control.js';
 
 const { control, fd } = workerData as { control: Int32Array; fd: number };
 let done = 0;
 for (;;) {
   Atomics.wait(control, REQUESTED, done);
+  if (Atomics.load(control, STOP) !== 0) break;
   const requested = Atomics.load(control, REQUESTED);
-  if (requested < 0) break;
   let errno = 0;
   try {
     fdatasyncSync(fd);

@@ -42,11 +42,10 @@ export class PageCache {
   }
 
   set(owner: string, key: string, page: PlantPage): void {
-    let entry = this.owners.get(owner);
-    if (entry === undefined) {
-      entry = { pages: new Map(), chars: 0 };
-      this.owners.set(owner, entry);
-    }
+    // Storing a page is a use too: the owner moves to the back, so the loop below keeps it.
+    const entry = this.owners.get(owner) ?? { pages: new Map<string, PlantPage>(), chars: 0 };
+    this.owners.delete(owner);
+    this.owners.set(owner, entry);
     const replaced = entry.pages.get(key);
     const delta = charsOf(page) - (replaced === undefined ? 0 : charsOf(replaced));
     entry.pages.set(key, page);

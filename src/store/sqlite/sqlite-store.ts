@@ -1,7 +1,8 @@
 /**
  * The embedded store: one connection for reads and writes on the event loop, through prepared
- * statements (microseconds each); writes grouped into shared commits whose fsync runs in the
- * thread pool (write-batcher.ts, wal-sync.ts); long lists from snapshot connections.
+ * statements (microseconds each); writes grouped into shared commits whose fsync runs on a
+ * thread of its own (write-batcher.ts, wal-sync.ts, fsync-thread.ts); exact caches of pages and
+ * tokens (page-cache.ts, token-cache.ts); long lists from snapshot connections.
  */
 import type Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../../errors.js';

@@ -94,19 +94,17 @@ export class WalSync {
   private start(): void {
     this.running = this.next;
     this.next = [];
-    let fd: number;
     try {
       // The WAL exists once anything was committed; its inode lives as long as our connection.
       if (this.fd === undefined) {
         this.fd = this.files.open(this.walPath);
         this.files.syncDirectory(dirname(this.walPath));
       }
-      fd = this.fd;
+      this.files.datasync(this.fd, (error) => this.finish(error ?? undefined));
     } catch (error) {
+      // Could not even start (no thread, say): nothing more can be promised durable.
       this.finish(error as Error);
-      return;
     }
-    this.files.datasync(fd, (error) => this.finish(error ?? undefined));
   }
 
   private finish(error: Error | undefined): void {
