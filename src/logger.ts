@@ -6,15 +6,8 @@ export type { Logger };
 
 const ERROR_LEVEL = 50;
 
-/** Where batches go: sonic-boom writing stdout, in production. */
-export interface LineSink {
-  write(data: string): unknown;
-  flush(done?: (error?: Error) => void): void;
-  /** Writes what the sink holds, except a write already under way in the thread pool. */
-  flushSync(): void;
-  /** Writes `data` before returning. */
-  writeSync(data: string): void;
-}
+/** Writes some of `data` and returns how many bytes; throws an errno error (EAGAIN when a pipe is full). */
+export type WriteSome = (data: Buffer) => number;
 
 /**
  * A pipe takes a write of at most this many bytes whole (PIPE_BUF on Linux). With --workers all
@@ -22,86 +15,97 @@ export interface LineSink {
  */
 const BATCH_BYTES = 4096;
 const BATCH_MS = 250;
+/** Lines held while stdout takes nothing (a stalled reader) before the oldest are dropped. */
+const MAX_HELD_BYTES = 1 << 20;
+/** How long an error line, or exit, waits for a full pipe. */
+const SYNC_WAIT_MS = 1000;
 const STDOUT = 1;
 
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
 /**
- * Lines gathered here and handed on in batches of up to 4 KB, or every 250 ms. Handing sonic-boom
- * each line costs more than formatting the line: it measures its whole pending buffer on every
- * write (bench/). Error lines (see createLogger) and whatever is held at exit are written
- * synchronously.
+ * Log lines written to stdout in batches of up to 4 KB, or every 250 ms: one write() for a few
+ * dozen access lines, made on the event loop and in order. (pino's sonic-boom measured its
+ * whole pending buffer on every line, and its writes in the thread pool could be overtaken by
+ * a synchronous flush.) flushSync() writes everything held at once: pino's hook calls it for
+ * every error line, and it runs on exit. A pipe that stays full makes lines wait and, past 1 MB,
+ * drops the oldest; a closed stdout (EPIPE) ends logging quietly, never the process.
  */
 export class LineBatches implements pino.DestinationStream {
   private lines: string[] = [];
   private bytes = 0;
+  /** Bytes of batches already formed that stdout has not taken yet. */
+  private unwritten: Buffer[] = [];
+  private closed = false;
 
-  constructor(private readonly sink: LineSink) {
-    setInterval(this.handOver, BATCH_MS).unref();
-    // pino's own exit hook for sonic-boom may run first: hand over and write again after it.
+  constructor(private readonly writeSome: WriteSome = (data) => writeSync(STDOUT, data)) {
+    setInterval(this.writeHeld, BATCH_MS).unref();
     process.once('exit', () => this.flushSync());
   }
 
   write(line: string): void {
+    if (this.closed) return;
     const bytes = Buffer.byteLength(line);
-    if (this.bytes + bytes > BATCH_BYTES) this.handOver();
+    if (this.bytes + bytes > BATCH_BYTES) this.writeHeld();
     this.lines.push(line);
     this.bytes += bytes;
   }
 
   flush(done?: (error?: Error) => void): void {
-    this.handOver();
-    this.sink.flush(done);
+    this.writeHeld();
+    done?.();
   }
 
-  /** Everything held is written before this returns: handed on, it could sit in an async write. */
   flushSync(): void {
-    const held = this.take();
-    this.sink.flushSync();
-    if (held !== undefined) this.sink.writeSync(held);
-  }
-
-  private readonly handOver = (): void => {
-    const held = this.take();
-    if (held !== undefined) this.sink.write(held);
-  };
-
-  private take(): string | undefined {
-    if (this.lines.length === 0) return undefined;
-    const held = this.lines.join('');
-    this.lines = [];
-    this.bytes = 0;
-    return held;
-  }
-}
-
-/** Writes all of `data` to `fd`, waiting a millisecond whenever a non-blocking pipe is full. */
-function writeAllSync(fd: number, data: string): void {
-  let rest = Buffer.from(data);
-  while (rest.length > 0) {
-    try {
-      rest = rest.subarray(writeSync(fd, rest));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    this.writeHeld();
+    for (const deadline = Date.now() + SYNC_WAIT_MS; this.unwritten.length > 0 && Date.now() < deadline; ) {
+      pause(1);
+      this.writeOut();
     }
   }
-}
 
-function bufferedStdout(): LineBatches {
-  // maxWrite: batches that gather while a write is in flight are not merged past PIPE_BUF either.
-  const sonic = pino.destination({ dest: STDOUT, sync: false, maxWrite: BATCH_BYTES });
-  return new LineBatches({
-    write: (data) => sonic.write(data),
-    flush: (done) => sonic.flush(done),
-    flushSync: () => sonic.flushSync(),
-    writeSync: (data) => writeAllSync(STDOUT, data),
-  });
+  private readonly writeHeld = (): void => {
+    if (this.closed) {
+      this.lines = [];
+      return;
+    }
+    if (this.lines.length > 0) {
+      this.unwritten.push(Buffer.from(this.lines.join('')));
+      this.lines = [];
+      this.bytes = 0;
+    }
+    this.writeOut();
+    let held = 0;
+    for (const batch of this.unwritten) held += batch.length;
+    // The first batch may be half written: drop the ones after it, so no line is cut.
+    while (held > MAX_HELD_BYTES && this.unwritten.length > 1) held -= (this.unwritten.splice(1, 1)[0] as Buffer).length;
+  };
+
+  /** Writes formed batches until stdout is full or they are all out. */
+  private writeOut(): void {
+    while (this.unwritten.length > 0 && !this.closed) {
+      const batch = this.unwritten[0] as Buffer;
+      let written: number;
+      try {
+        written = this.writeSome(batch);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return;
+        this.closed = true; // EPIPE, EBADF…: nobody is reading; logging stops, the service goes on
+        this.unwritten = [];
+        this.lines = [];
+        return;
+      }
+      if (written >= batch.length) this.unwritten.shift();
+      else this.unwritten[0] = batch.subarray(written);
+    }
+  }
 }
 
 /**
  * JSON lines on stdout. The Authorization header is redacted wherever a request's headers
  * are logged, so a token never reaches a log.
  */
-export function createLogger(level: LogLevel, destination: pino.DestinationStream = bufferedStdout()): Logger {
+export function createLogger(level: LogLevel, destination: pino.DestinationStream = new LineBatches()): Logger {
   return pino(
     {
       level,

@@ -13,10 +13,19 @@ function runAndKill(body: string): string {
   return result.stdout;
 }
 
-test('an error line, and every line before it, is written before the process can die', () => {
-  const out = runAndKill("logger.info({ n: 1 }, 'before');\nlogger.error({ n: 2 }, 'the cause of death');");
-  const lines = out.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; level: number });
-  assert.deepEqual(lines.map((line) => [line.msg, line.level]), [['before', 30], ['the cause of death', 50]]);
+test('an error line, and every line before it, is written in order before the process can die', () => {
+  // 200 info lines fill several 4 KB batches before the error.
+  const out = runAndKill("for (let n = 0; n < 200; n++) logger.info({ n }, 'before');\nlogger.error({ n: 200 }, 'the cause of death');");
+  const lines = out.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; n: number; level: number });
+  assert.deepEqual(lines.map((line) => line.n), Array.from({ length: 201 }, (_, n) => n));
+  assert.deepEqual(lines.at(-1)?.msg, 'the cause of death');
+});
+
+test('an error logged to a closed stdout does not crash the process', () => {
+  const script = `import { createLogger } from ${JSON.stringify(LOGGER)};\nconst logger = createLogger('info');\nlogger.error('nobody reads this');\nprocess.stderr.write('still alive');`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
+  assert.equal(child.status, 0, child.stderr);
+  assert.match(child.stderr, /still alive/);
 });
 
 test('info lines are buffered: killed at once, the process leaves them unwritten', () => {
@@ -25,46 +34,71 @@ test('info lines are buffered: killed at once, the process leaves them unwritten
 });
 
 describe('LineBatches', () => {
-  function recordingSink() {
-    const writes: string[] = [];
-    let syncFlushes = 0;
+  /** A stdout that records what it took; `refuse` decides, per call, to throw an errno error instead. */
+  function fakeStdout(refuse: (call: number) => string | undefined = () => undefined, takeAtMost = Infinity) {
+    const chunks: Buffer[] = [];
+    let calls = 0;
+    const writeSome = (data: Buffer): number => {
+      const code = refuse(calls++);
+      if (code !== undefined) throw Object.assign(new Error(code), { code });
+      const taken = data.subarray(0, Math.min(data.length, takeAtMost));
+      chunks.push(Buffer.from(taken));
+      return taken.length;
+    };
     return {
-      writes,
-      syncFlushes: () => syncFlushes,
-      sink: {
-        write: (data: string) => writes.push(data),
-        flush: (done?: () => void) => done?.(),
-        flushSync: () => void syncFlushes++,
-        writeSync: (data: string) => void writes.push(`sync:${data}`),
+      writeSome,
+      /** Each write as text (whole writes only: a partial one may end inside a character). */
+      get writes() {
+        return chunks.map((chunk) => chunk.toString());
       },
+      text: () => Buffer.concat(chunks).toString(),
     };
   }
 
+  const lines = Array.from({ length: 500 }, (_, i) => `{"n":${i},"msg":"${'é'.repeat(i % 40)}"}\n`);
+
   test('batches of at most 4096 bytes, whole lines in order, so a shared pipe never splits one', () => {
-    const { writes, sink } = recordingSink();
-    const batches = new LineBatches(sink);
-    const lines = Array.from({ length: 500 }, (_, i) => `{"n":${i},"msg":"${'é'.repeat(i % 40)}"}\n`);
+    const stdout = fakeStdout();
+    const batches = new LineBatches(stdout.writeSome);
     for (const line of lines) batches.write(line);
     batches.flushSync();
-    writes.push(writes.pop()?.replace(/^sync:/, '') ?? '');
-    assert.ok(writes.length > 1);
-    for (const write of writes) {
+    assert.ok(stdout.writes.length > 1);
+    for (const write of stdout.writes) {
       assert.ok(Buffer.byteLength(write) <= 4096, `a write of ${Buffer.byteLength(write)} bytes`);
       assert.ok(write.endsWith('\n'));
     }
-    assert.equal(writes.join(''), lines.join(''));
+    assert.equal(stdout.writes.join(''), lines.join(''));
   });
 
-  test('lines held back are handed on within 250 ms, and flushSync hands on and syncs at once', async () => {
-    const { writes, sink, syncFlushes } = recordingSink();
-    const batches = new LineBatches(sink);
+  test('lines held back are written within 250 ms; flushSync writes them at once', async () => {
+    const stdout = fakeStdout();
+    const batches = new LineBatches(stdout.writeSome);
     batches.write('{"a":1}\n');
-    assert.deepEqual(writes, []);
+    assert.deepEqual(stdout.writes, []);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    assert.deepEqual(writes, ['{"a":1}\n']);
+    assert.deepEqual(stdout.writes, ['{"a":1}\n']);
     batches.write('{"b":2}\n');
     batches.flushSync();
-    assert.deepEqual(writes, ['{"a":1}\n', 'sync:{"b":2}\n'], 'what is held goes out synchronously');
-    assert.equal(syncFlushes(), 1);
+    assert.deepEqual(stdout.writes, ['{"a":1}\n', '{"b":2}\n']);
+  });
+
+  test('a full pipe (EAGAIN) and partial writes delay lines but lose and reorder none', () => {
+    const stdout = fakeStdout((call) => (call % 3 === 0 ? 'EAGAIN' : undefined), 1000);
+    const batches = new LineBatches(stdout.writeSome);
+    for (const line of lines) batches.write(line);
+    batches.flushSync();
+    assert.equal(stdout.text(), lines.join(''));
+  });
+
+  test('a closed stdout (EPIPE) ends logging quietly: nothing throws, later lines are dropped', () => {
+    const stdout = fakeStdout(() => 'EPIPE');
+    const batches = new LineBatches(stdout.writeSome);
+    assert.doesNotThrow(() => {
+      for (const line of lines) batches.write(line);
+      batches.flushSync();
+      batches.write('{"after":1}\n');
+      batches.flushSync();
+    });
+    assert.deepEqual(stdout.writes, []);
   });
 });
