@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import type { LogLevel } from './settings.js';
 
@@ -17,7 +17,7 @@ const BATCH_BYTES = 4096;
 const BATCH_MS = 250;
 /** Lines held while stdout takes nothing (a stalled reader) before the oldest are dropped. */
 const MAX_HELD_BYTES = 1 << 20;
-/** How long an error line, or exit, waits for a full pipe. */
+/** How long exit, or an error line while stdout is keeping up, waits for a full pipe. */
 const SYNC_WAIT_MS = 1000;
 const STDOUT = 1;
 
@@ -29,7 +29,8 @@ const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
  * whole pending buffer on every line, and its writes in the thread pool could be overtaken by
  * a synchronous flush.) flushSync() writes everything held at once: pino's hook calls it for
  * every error line, and it runs on exit. A pipe that stays full makes lines wait and, past 1 MB,
- * drops the oldest; a closed stdout (EPIPE) ends logging quietly, never the process.
+ * drops the oldest; once a wait for it has timed out, error lines stop waiting until it takes
+ * data again. A closed stdout (EPIPE) ends logging quietly, never the process.
  */
 export class LineBatches implements pino.DestinationStream {
   private lines: string[] = [];
@@ -37,10 +38,12 @@ export class LineBatches implements pino.DestinationStream {
   /** Bytes of batches already formed that stdout has not taken yet. */
   private unwritten: Buffer[] = [];
   private closed = false;
+  /** A wait for a full stdout timed out and nothing was written since. */
+  private stalled = false;
 
   constructor(private readonly writeSome: WriteSome = (data) => writeSync(STDOUT, data)) {
     setInterval(this.writeHeld, BATCH_MS).unref();
-    process.once('exit', () => this.flushSync());
+    process.once('exit', () => this.flushSync(SYNC_WAIT_MS));
   }
 
   write(line: string): void {
@@ -56,12 +59,15 @@ export class LineBatches implements pino.DestinationStream {
     done?.();
   }
 
-  flushSync(): void {
+  /** Writes everything held; waits up to `waitMs` for a full pipe (none while it is stalled). */
+  flushSync(waitMs = this.stalled ? 0 : SYNC_WAIT_MS): void {
     this.writeHeld();
-    for (const deadline = Date.now() + SYNC_WAIT_MS; this.unwritten.length > 0 && Date.now() < deadline; ) {
+    const deadline = performance.now() + waitMs;
+    while (this.unwritten.length > 0 && !this.closed && performance.now() < deadline) {
       pause(1);
       this.writeOut();
     }
+    if (this.unwritten.length > 0) this.stalled = true;
   }
 
   private readonly writeHeld = (): void => {
@@ -95,6 +101,8 @@ export class LineBatches implements pino.DestinationStream {
         this.lines = [];
         return;
       }
+      if (written <= 0) return; // took nothing: as good as full
+      this.stalled = false;
       if (written >= batch.length) this.unwritten.shift();
       else this.unwritten[0] = batch.subarray(written);
     }
@@ -102,10 +110,25 @@ export class LineBatches implements pino.DestinationStream {
 }
 
 /**
+ * LineBatches on stdout. When stdout is a pipe or socket it must be non-blocking, so a log reader
+ * that stalls makes writes fail with EAGAIN (lines wait, then drop) instead of freezing the
+ * event loop; Node makes it so when process.stdout is first touched.
+ */
+function stdoutLines(): LineBatches {
+  try {
+    const stdout = fstatSync(STDOUT);
+    if (stdout.isFIFO() || stdout.isSocket()) void process.stdout;
+  } catch {
+    // no stdout at all: every write fails and logging ends quietly
+  }
+  return new LineBatches();
+}
+
+/**
  * JSON lines on stdout. The Authorization header is redacted wherever a request's headers
  * are logged, so a token never reaches a log.
  */
-export function createLogger(level: LogLevel, destination: pino.DestinationStream = new LineBatches()): Logger {
+export function createLogger(level: LogLevel, destination: pino.DestinationStream = stdoutLines()): Logger {
   return pino(
     {
       level,

@@ -1,6 +1,7 @@
 /** The stdout logger: access lines in batches, but an error is out before anything can kill the process. */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { LineBatches } from '../../src/logger.js';
 
@@ -21,11 +22,39 @@ test('an error line, and every line before it, is written in order before the pr
   assert.deepEqual(lines.at(-1)?.msg, 'the cause of death');
 });
 
-test('an error logged to a closed stdout does not crash the process', () => {
-  const script = `import { createLogger } from ${JSON.stringify(LOGGER)};\nconst logger = createLogger('info');\nlogger.error('nobody reads this');\nprocess.stderr.write('still alive');`;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
-  assert.equal(child.status, 0, child.stderr);
-  assert.match(child.stderr, /still alive/);
+/** Runs `body` in a child whose stdout is a real pipe; `onStdout` decides what the parent does with it. */
+function runWithPipe(body: string, onStdout: (stdout: Readable) => void): Promise<{ code: number | null; stderr: string }> {
+  const script = `import { createLogger } from ${JSON.stringify(LOGGER)};\nconst logger = createLogger('info');\n${body}`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 });
+  onStdout(child.stdout);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+}
+
+test('an error logged to a closed stdout (EPIPE) does not crash the process', async () => {
+  const result = await runWithPipe(
+    "setTimeout(() => { logger.error('nobody reads this'); logger.info('nor this'); process.stderr.write('still alive'); }, 300);",
+    (stdout) => stdout.destroy(),
+  );
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /still alive/);
+});
+
+test('a log reader that stops reading does not freeze the event loop', async () => {
+  // 40,000 lines (about 4 MB) into a pipe nobody reads, while a 10 ms timer counts its turns.
+  const result = await runWithPipe(
+    `let ticks = 0;
+const timer = setInterval(() => ticks++, 10);
+let n = 0;
+const burst = () => { for (let i = 0; i < 1000; i++) logger.info({ n: n++ }, 'a line nobody reads'); if (n < 40000) setImmediate(burst); };
+burst();
+setTimeout(() => { clearInterval(timer); process.stderr.write('ticks ' + ticks); process.exit(0); }, 1500);`,
+    (stdout) => stdout.pause(),
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const ticks = Number(/ticks (\d+)/.exec(result.stderr)?.[1]);
+  assert.ok(ticks >= 50, `the timer ran ${ticks} times in 1.5 s`);
 });
 
 test('info lines are buffered: killed at once, the process leaves them unwritten', () => {
@@ -101,4 +130,18 @@ describe('LineBatches', () => {
     });
     assert.deepEqual(stdout.writes, []);
   });
+
+  test('once a full pipe has made an error line wait its second, later error lines do not wait', () => {
+    const stdout = fakeStdout(() => 'EAGAIN');
+    const batches = new LineBatches(stdout.writeSome);
+    batches.write('{"first":1}\n');
+    let started = performance.now();
+    batches.flushSync();
+    assert.ok(performance.now() - started >= 900, 'the first waits up to a second');
+    batches.write('{"second":2}\n');
+    started = performance.now();
+    batches.flushSync();
+    assert.ok(performance.now() - started < 100, 'a stalled pipe is not waited for again');
+  });
 });
+

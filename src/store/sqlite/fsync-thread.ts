@@ -36,9 +36,13 @@ export class FsyncThread {
 
   /** Stops the thread for good; a sync still running is reported failed. */
   close(): void {
+    this.poll(); // a sync the worker has finished is reported done, not failed
     this.closed = true;
     if (this.worker !== undefined) {
       Atomics.store(this.control, STOP, 1);
+      // Also move REQUESTED: a worker busy in fdatasync misses the notify, and its next wait
+      // must see a changed value and return at once.
+      Atomics.store(this.control, REQUESTED, nextGeneration(this.generation));
       Atomics.notify(this.control, REQUESTED);
       this.worker.unref();
       this.worker = undefined;

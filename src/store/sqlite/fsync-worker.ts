@@ -10,6 +10,7 @@ import { COMPLETED, ERRNO, REQUESTED, STOP } from './fsync-control.js';
 const { control, fd } = workerData as { control: Int32Array; fd: number };
 let done = 0;
 for (;;) {
+  // close() sets STOP and then moves REQUESTED, so this wait cannot sleep through a stop.
   Atomics.wait(control, REQUESTED, done);
   if (Atomics.load(control, STOP) !== 0) break;
   const requested = Atomics.load(control, REQUESTED);

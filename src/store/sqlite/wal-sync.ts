@@ -61,6 +61,7 @@ export class WalSync {
   /** Waiters whose commit happened after the running sync started: they need the next one. */
   private next: Waiter[] = [];
   private failure: Error | undefined;
+  private closed = false;
 
   constructor(
     private readonly walPath: string,
@@ -75,6 +76,7 @@ export class WalSync {
   /** Resolves once every commit made before this call is on disk. */
   durable(): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.closed) return Promise.reject(new Error('the WAL sync is closed'));
     return new Promise((resolve, reject) => {
       this.next.push({ resolve, reject });
       if (this.running === undefined) this.start();
@@ -87,6 +89,7 @@ export class WalSync {
   }
 
   close(): void {
+    this.closed = true;
     if (this.fd !== undefined) this.files.close(this.fd);
     this.fd = undefined;
   }
