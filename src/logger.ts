@@ -21,7 +21,8 @@ const MAX_HELD_BYTES = 1 << 20;
 const SYNC_WAIT_MS = 1000;
 const STDOUT = 1;
 
-const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const pause = (ms: number) => Atomics.wait(sleeper, 0, 0, ms);
 
 /**
  * Log lines written to stdout in batches of up to 4 KB, or every 250 ms: one write() for a few

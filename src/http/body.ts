@@ -42,8 +42,9 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     const onEnd = () => stop(undefined);
     // A client that hangs up in the middle of its body is not a failure of the server.
-    const onClose = () => stop(errors.badRequest('The request body ended before it was complete.'));
-    const onError = (error: Error) => stop(req.destroyed ? errors.badRequest('The request body ended before it was complete.') : error);
+    const cutShort = () => errors.badRequest('The request body ended before it was complete.');
+    const onClose = () => stop(cutShort());
+    const onError = (error: Error) => stop(req.destroyed ? cutShort() : error);
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }

@@ -5,6 +5,7 @@
  * lookup, and the Prometheus samples are built only when /metrics is read.
  */
 
+const LATENCY_METRIC = 'plantstore_http_request_duration_seconds';
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 
 /** One Prometheus sample and one metric, as prom-client's Registry reads them. */
@@ -23,14 +24,21 @@ export interface RegistryMetric {
   reset(): void;
 }
 
-interface Series {
+interface Totals {
   route: string;
   method: string;
-  status: string;
   count: number;
   seconds: number;
   /** Observations per bucket (not cumulative); the last slot is +Inf. */
   buckets: number[];
+}
+
+interface Series extends Totals {
+  status: string;
+}
+
+function noObservations(route: string, method: string): Totals {
+  return { route, method, count: 0, seconds: 0, buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0) };
 }
 
 export class RequestMetrics {
@@ -40,7 +48,7 @@ export class RequestMetrics {
     const key = `${route} ${method} ${status}`;
     let series = this.series.get(key);
     if (series === undefined) {
-      series = { route, method, status: String(status), count: 0, seconds: 0, buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0) };
+      series = { ...noObservations(route, method), status: String(status) };
       this.series.set(key, series);
     }
     series.count++;
@@ -52,35 +60,34 @@ export class RequestMetrics {
 
   /** The two metrics, for Registry.registerMetric. */
   metrics(): RegistryMetric[] {
-    const requests = {
-      name: 'plantstore_http_requests_total',
-      help: 'HTTP requests answered, by route template, method and status.',
-      type: 'counter',
-      aggregator: 'sum',
-      reset: () => this.series.clear(),
-      get: async () => ({
-        ...requests,
-        values: [...this.series.values()].map((s) => ({ labels: { route: s.route, method: s.method, status: s.status }, value: s.count })),
-      }),
-    } as const;
-    const latency = {
-      name: 'plantstore_http_request_duration_seconds',
-      help: 'Time from request to the end of the response, by route template and method.',
-      type: 'histogram',
-      aggregator: 'sum',
-      reset: () => this.series.clear(),
-      get: async () => ({ ...latency, values: this.latencySamples(latency.name) }),
-    } as const;
-    return [requests, latency];
+    return [
+      this.metric('plantstore_http_requests_total', 'HTTP requests answered, by route template, method and status.', 'counter', () =>
+        [...this.series.values()].map((s) => ({ labels: { route: s.route, method: s.method, status: s.status }, value: s.count })),
+      ),
+      this.metric(LATENCY_METRIC, 'Time from request to the end of the response, by route template and method.', 'histogram', () =>
+        this.latencySamples(),
+      ),
+    ];
   }
 
-  private latencySamples(name: string): Sample[] {
-    const byRoute = new Map<string, { route: string; method: string; count: number; seconds: number; buckets: number[] }>();
+  private metric(name: string, help: string, type: RegistryMetric['type'], samples: () => Sample[]): RegistryMetric {
+    return {
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      reset: () => this.series.clear(),
+      get: async () => ({ name, help, type, aggregator: 'sum', values: samples() }),
+    };
+  }
+
+  private latencySamples(): Sample[] {
+    const byRoute = new Map<string, Totals>();
     for (const s of this.series.values()) {
       const key = `${s.route} ${s.method}`;
       let sum = byRoute.get(key);
       if (sum === undefined) {
-        sum = { route: s.route, method: s.method, count: 0, seconds: 0, buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0) };
+        sum = noObservations(s.route, s.method);
         byRoute.set(key, sum);
       }
       sum.count += s.count;
@@ -93,10 +100,10 @@ export class RequestMetrics {
       buckets.forEach((n, i) => {
         cumulative += n;
         const le = i < LATENCY_BUCKETS.length ? (LATENCY_BUCKETS[i] as number) : '+Inf';
-        samples.push({ metricName: `${name}_bucket`, labels: { route, method, le }, value: cumulative });
+        samples.push({ metricName: `${LATENCY_METRIC}_bucket`, labels: { route, method, le }, value: cumulative });
       });
-      samples.push({ metricName: `${name}_sum`, labels: { route, method }, value: seconds });
-      samples.push({ metricName: `${name}_count`, labels: { route, method }, value: count });
+      samples.push({ metricName: `${LATENCY_METRIC}_sum`, labels: { route, method }, value: seconds });
+      samples.push({ metricName: `${LATENCY_METRIC}_count`, labels: { route, method }, value: count });
     }
     return samples;
   }

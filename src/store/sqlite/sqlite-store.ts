@@ -67,7 +67,7 @@ export class SqliteStore implements Store {
 
   /** `onWriteBatch` is told each group commit's size and the seconds until it was durable. */
   constructor(
-    private readonly path: string,
+    path: string,
     private readonly onWriteBatch: (size: number, seconds: number) => void = () => {},
   ) {
     this.db = guard(() => openConnection(path, { synchronous: 'NORMAL' }));
