@@ -28,12 +28,15 @@ const pause = (ms: number) => Atomics.wait(sleeper, 0, 0, ms);
  * Log lines written to stdout in batches of up to 4 KB, or every 250 ms: one write() for a few
  * dozen access lines, made on the event loop and in order. (pino's sonic-boom measured its
  * whole pending buffer on every line, and its writes in the thread pool could be overtaken by
- * a synchronous flush.) flushSync() writes everything held at once: pino's hook calls it for
- * every error line, and it runs on exit. A pipe that stays full makes lines wait and, past 1 MB,
+ * a synchronous flush.) flushSync() writes everything held at once: for every error line (pino
+ * tells a destination that asks for metadata each line's level) and on exit. A pipe that stays full makes lines wait and, past 1 MB,
  * drops the oldest; once a wait for it has timed out, error lines stop waiting until it takes
  * data again. A closed stdout (EPIPE) ends logging quietly, never the process.
  */
 export class LineBatches implements pino.DestinationStream {
+  /** Asks pino to set lastLevel before each write: cheaper than a logMethod hook on every call. */
+  readonly [pino.symbols.needsMetadataGsym] = true;
+  lastLevel = 0;
   private lines: string[] = [];
   private bytes = 0;
   /** Bytes of batches already formed that stdout has not taken yet. */
@@ -53,6 +56,8 @@ export class LineBatches implements pino.DestinationStream {
     if (this.bytes + bytes > BATCH_BYTES) this.writeHeld();
     this.lines.push(line);
     this.bytes += bytes;
+    // An error may be the last thing this process says (then a SIGKILL, say): it is written at once.
+    if (this.lastLevel >= ERROR_LEVEL) this.flushSync();
   }
 
   flush(done?: (error?: Error) => void): void {
@@ -134,13 +139,6 @@ export function createLogger(level: LogLevel, destination: pino.DestinationStrea
     {
       level,
       base: { pid: process.pid },
-      hooks: {
-        // An error may be the last thing this process says (then a SIGKILL, say): it is written at once.
-        logMethod(args, method, level) {
-          method.apply(this, args);
-          if (level >= ERROR_LEVEL && 'flushSync' in destination && typeof destination.flushSync === 'function') destination.flushSync();
-        },
-      },
       redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.authorization'], censor: '[redacted]' },
     },
     destination,

@@ -9,6 +9,8 @@ import { READ, WRITE, type CredentialVerifier, type Principal, type Scope } from
 
 const TOKEN_SHAPE = /^pst_[A-Za-z0-9_-]{43}$/;
 const TOUCH_INTERVAL_MS = 60_000;
+/** Tokens whose digest is remembered; past this many the memo starts over. */
+const MAX_REMEMBERED_DIGESTS = 10_000;
 
 /** The SHA-256 digest of a token, hex. crypto.hash (Node ≥ 20.12) is several times cheaper than createHash. */
 export const digestToken: (token: string) => string =
@@ -59,9 +61,15 @@ export function parseDuration(text: string): number | undefined {
   return Number(match[1]) * unit;
 }
 
-/** Verifies `pst_` tokens against the store on every request, so a revocation counts at once. */
+/**
+ * Verifies `pst_` tokens against the store on every request, so a revocation counts at once.
+ * The SHA-256 of a token that verified is remembered (its record is still looked up each time):
+ * hashing was the costliest step of a cached lookup. Only tokens that were valid are kept, so
+ * guesses cannot fill the memo.
+ */
 export class ApiTokenVerifier implements CredentialVerifier {
   private readonly lastTouched = new Map<string, number>();
+  private readonly digests = new Map<string, string>();
   /** A store that caches its records hands out the same object again: so is its principal. */
   private readonly principals = new WeakMap<TokenRecord, Principal>();
 
@@ -75,12 +83,16 @@ export class ApiTokenVerifier implements CredentialVerifier {
   }
 
   async verify(token: string): Promise<Principal> {
-    if (!TOKEN_SHAPE.test(token)) throw errors.invalidToken();
-    const record = await this.store.findTokenByDigest(digestToken(token));
+    const remembered = this.digests.get(token);
+    if (remembered === undefined && !TOKEN_SHAPE.test(token)) throw errors.invalidToken();
+    const digest = remembered ?? digestToken(token);
+    const record = await this.store.findTokenByDigest(digest);
     const now = Date.now();
     if (record === undefined || record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt.getTime() <= now)) {
+      this.digests.delete(token);
       throw errors.invalidToken();
     }
+    if (remembered === undefined) this.remember(token, digest);
     this.touch(record.id, now);
     let principal = this.principals.get(record);
     if (principal === undefined) {
@@ -88,6 +100,11 @@ export class ApiTokenVerifier implements CredentialVerifier {
       this.principals.set(record, principal);
     }
     return principal;
+  }
+
+  private remember(token: string, digest: string): void {
+    if (this.digests.size >= MAX_REMEMBERED_DIGESTS) this.digests.clear();
+    this.digests.set(token, digest);
   }
 
   /** Records "last used" at most once a minute per token, off the request's path. */

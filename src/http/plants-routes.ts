@@ -27,6 +27,11 @@ function single(params: URLSearchParams, name: string): string | undefined {
 
 function parseListParams(query: string): ListParams {
   if (query === '') return { limit: undefined, after: undefined };
+  // The common `limit=<digits>` alone needs no URLSearchParams; anything else takes the full path.
+  if (query.startsWith('limit=')) {
+    const limit = parseNonNegativeInt32(query.slice(6));
+    if (limit !== undefined) return { limit, after: undefined };
+  }
   const params = new URLSearchParams(query);
   const rawLimit = single(params, 'limit');
   const rawAfter = single(params, 'after');

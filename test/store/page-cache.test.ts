@@ -59,3 +59,45 @@ test('an owner whose page was just stored is not the one evicted to make room fo
   assert.ok(!cached(cache, 'owner1'));
 });
 
+
+test('a created or deleted id drops only the pages it can change', () => {
+  const cache = new PageCache();
+  const first = { plants: [1n, 2n, 3n].map((id) => ({ id, name: 'p', tag: null })), hasMore: true };
+  const tail = { plants: [8n, 9n].map((id) => ({ id, name: 'p', tag: null })), hasMore: false };
+  const fill = () => {
+    cache.set('ann', '3', first, { after: undefined, nextId: 5n });
+    cache.set('ann', '3 7', tail, { after: 7n, nextId: undefined });
+  };
+  const kept = () => [cache.get('ann', '3') !== undefined, cache.get('ann', '3 7') !== undefined];
+  fill();
+  cache.forgetAround('ann', 6n); // between the pages: the first keeps its next id, the tail starts later
+  assert.deepEqual(kept(), [true, true]);
+  cache.forgetAround('ann', 5n); // the first page's next id: its "more" may change
+  assert.deepEqual(kept(), [false, true]);
+  fill();
+  cache.forgetAround('ann', 0n);
+  assert.deepEqual(kept(), [false, true]);
+  fill();
+  cache.forgetAround('ann', 7n); // the tail's `after` itself is not in it
+  assert.deepEqual(kept(), [true, true]);
+  cache.forgetAround('ann', 1000n); // past the end: the tail page grows
+  assert.deepEqual(kept(), [true, false]);
+  cache.forgetAround('bob', 1n);
+  assert.deepEqual(kept(), [true, false]);
+});
+
+test('a page stored without bounds is dropped by any write of its owner', () => {
+  const cache = new PageCache();
+  cache.set('ann', '10', page(2));
+  cache.forgetAround('ann', 10_000n);
+  assert.equal(cache.get('ann', '10'), undefined);
+});
+
+test('an owner with very many cached pages loses them all on a write, and the budget is repaid', () => {
+  const cache = new PageCache();
+  for (let i = 0; i < 65; i++) cache.set('ann', `1 ${i * 10}`, page(1), { after: BigInt(i * 10), nextId: BigInt(i * 10 + 5) });
+  cache.forgetAround('ann', 100_000n);
+  assert.equal(cache.get('ann', '1 0'), undefined);
+  for (let i = 0; i < 100; i++) cache.set(`owner${i}`, '1000', page(1000));
+  assert.ok(cached(cache, 'owner0'), 'the forgotten pages no longer count against the budget');
+});

@@ -129,6 +129,32 @@ for (const factory of storeFactories()) {
       assert.deepEqual(await ids(), [3n, 4n]);
     });
 
+    test('pages read between creates and deletes anywhere in the id order always match what is stored', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      const stored = new Set<bigint>();
+      const shapes: [after: bigint | undefined, limit: number][] = [[undefined, 1], [undefined, 3], [4n, 2], [9n, 3], [15n, 5], [undefined, 40]];
+      let seed = 7;
+      const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+      for (let step = 0; step < 150; step++) {
+        const id = BigInt(random(24));
+        if (random(3) === 0) {
+          assert.equal(await store.deletePlant(owner, id), stored.delete(id), `step ${step}: delete ${id}`);
+        } else {
+          await store.createPlant(owner, { id, name: `plant ${id}`, tag: null });
+          stored.add(id);
+        }
+        const sorted = [...stored].sort((a, b) => (a < b ? -1 : 1));
+        for (const [after, limit] of shapes) {
+          const following = sorted.filter((candidate) => after === undefined || candidate > after);
+          const page = await store.listPlants(owner, after, limit);
+          const what = `step ${step}: after ${after} limit ${limit}`;
+          assert.deepEqual(page.plants.map((plant) => plant.id), following.slice(0, limit), what);
+          assert.equal(page.hasMore, following.length > limit, what);
+        }
+      }
+    });
+
     test('streamPlants reads one snapshot: later creates and deletes do not show, even chunks later', async (t) => {
       const store = await factory.open(t);
       const owner = uniqueName();

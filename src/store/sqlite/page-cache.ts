@@ -9,9 +9,34 @@ const MAX_CACHED_CHARS = 4_000_000;
 const CHARS_PER_PLANT = 32;
 const CHARS_PER_PAGE = 64;
 
-interface OwnerPages {
-  pages: Map<string, PlantPage>;
+/** Past this many pages of one owner, a write forgets them all rather than checking each. */
+const MAX_PAGES_CHECKED = 64;
+
+/** Where a page sits in its owner's id order: after `after` (from the start when undefined), up to `nextId`. */
+export interface PageBounds {
+  after: bigint | undefined;
+  /** The first id past the page; undefined when the page reaches the end. */
+  nextId: bigint | undefined;
+}
+
+const UNBOUNDED: PageBounds = { after: undefined, nextId: undefined };
+
+interface CachedPage extends PageBounds {
+  page: PlantPage;
   chars: number;
+}
+
+interface OwnerPages {
+  pages: Map<string, CachedPage>;
+  chars: number;
+}
+
+/**
+ * Whether creating or deleting the plant `id` can change a page: not when the id is at or before
+ * the page's start, nor past its next id (which stays, so the page and its "more" stay too).
+ */
+function changes(id: bigint, bounds: PageBounds): boolean {
+  return (bounds.after === undefined || id > bounds.after) && (bounds.nextId === undefined || id <= bounds.nextId);
 }
 
 function charsOf(page: PlantPage): number {
@@ -22,9 +47,9 @@ function charsOf(page: PlantPage): number {
 
 /**
  * Pages of plants as the database last answered them, kept only while nothing can have changed
- * them: the store forgets an owner's pages when its own connection writes that owner's plants,
- * and everything when another connection has committed (PRAGMA data_version moved). Past the
- * budget, the owners read least recently are dropped first.
+ * them: the store forgets the pages an id could change when its own connection creates or
+ * deletes that plant, and everything when another connection has committed (PRAGMA data_version
+ * moved). Past the budget, the owners read least recently are dropped first.
  */
 export class PageCache {
   private readonly owners = new Map<string, OwnerPages>();
@@ -32,28 +57,41 @@ export class PageCache {
 
   get(owner: string, key: string): PlantPage | undefined {
     const entry = this.owners.get(owner);
-    const page = entry?.pages.get(key);
-    if (page !== undefined) {
-      // Map order is the eviction order: a hit moves the owner to the back.
-      this.owners.delete(owner);
-      this.owners.set(owner, entry as OwnerPages);
-    }
-    return page;
+    const cached = entry?.pages.get(key);
+    if (cached === undefined) return undefined;
+    // Map order is the eviction order: a hit moves the owner to the back.
+    this.owners.delete(owner);
+    this.owners.set(owner, entry as OwnerPages);
+    return cached.page;
   }
 
-  set(owner: string, key: string, page: PlantPage): void {
+  /** `bounds` tells which writes can change the page; without them, any write of the owner's plants does. */
+  set(owner: string, key: string, page: PlantPage, bounds: PageBounds = UNBOUNDED): void {
     // Storing a page is a use too: the owner moves to the back, so the loop below keeps it.
-    const entry = this.owners.get(owner) ?? { pages: new Map<string, PlantPage>(), chars: 0 };
+    const entry = this.owners.get(owner) ?? { pages: new Map<string, CachedPage>(), chars: 0 };
     this.owners.delete(owner);
     this.owners.set(owner, entry);
-    const replaced = entry.pages.get(key);
-    const delta = charsOf(page) - (replaced === undefined ? 0 : charsOf(replaced));
-    entry.pages.set(key, page);
+    const chars = charsOf(page);
+    const delta = chars - (entry.pages.get(key)?.chars ?? 0);
+    entry.pages.set(key, { page, after: bounds.after, nextId: bounds.nextId, chars });
     entry.chars += delta;
     this.chars += delta;
     for (const [oldest] of this.owners) {
       if (this.chars <= MAX_CACHED_CHARS) break;
       this.forget(oldest);
+    }
+  }
+
+  /** Forgets the owner's pages that creating or deleting the plant `id` can change. */
+  forgetAround(owner: string, id: bigint): void {
+    const entry = this.owners.get(owner);
+    if (entry === undefined) return;
+    if (entry.pages.size > MAX_PAGES_CHECKED) return this.forget(owner);
+    for (const [key, cached] of entry.pages) {
+      if (!changes(id, cached)) continue;
+      entry.pages.delete(key);
+      entry.chars -= cached.chars;
+      this.chars -= cached.chars;
     }
   }
 

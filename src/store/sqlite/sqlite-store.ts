@@ -113,7 +113,7 @@ export class SqliteStore implements Store {
   /** After this connection's own writes, which PRAGMA data_version does not count. */
   private forgetCachedReads(ops: readonly WriteOp[]): void {
     for (const op of ops) {
-      if (op.kind === 'createPlant' || op.kind === 'deletePlant') this.pageCache.forget(op.owner);
+      if (op.kind === 'createPlant' || op.kind === 'deletePlant') this.pageCache.forgetAround(op.owner, op.id);
       else this.tokenCache.clear();
     }
   }
@@ -170,16 +170,16 @@ export class SqliteStore implements Store {
   async listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage> {
     return this.read(() => {
       const key = after === undefined ? `${limit}` : `${limit} ${after}`;
-      let page = this.pageCache.get(owner, key);
-      if (page === undefined) {
-        page = this.queryPage(owner, after, limit);
-        this.pageCache.set(owner, key, page);
-      }
+      const cached = this.pageCache.get(owner, key);
+      if (cached !== undefined) return cached;
+      const { page, nextId } = this.queryPage(owner, after, limit);
+      this.pageCache.set(owner, key, page, { after, nextId });
       return page;
     });
   }
 
-  private queryPage(owner: string, after: bigint | undefined, limit: number): PlantPage {
+  /** A page, and the id that follows it (undefined when none does). */
+  private queryPage(owner: string, after: bigint | undefined, limit: number): { page: PlantPage; nextId: bigint | undefined } {
     const rows =
       after === undefined
         ? (this.sql.listFromStart.all(owner, limit + 1) as PlantRow[])
@@ -191,7 +191,7 @@ export class SqliteStore implements Store {
       const [id, name, tag] = rows[i] as PlantRow;
       plants[i] = { id, name, tag };
     }
-    return { plants, hasMore };
+    return { page: { plants, hasMore }, nextId: hasMore ? (rows[limit] as PlantRow)[0] : undefined };
   }
 
   async streamPlants(owner: string, query: ListQuery): Promise<PlantStream> {

@@ -1,0 +1,93 @@
+/** ApiTokenVerifier against an in-memory token store: the digest memo never stands in for the store's answer. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ApiTokenVerifier, digestToken } from '../../src/auth/api-tokens.js';
+import { ApiError } from '../../src/errors.js';
+import type { NewTokenRecord, TokenRecord, TokenStore } from '../../src/store/store.js';
+
+const TOKEN = `pst_${'a'.repeat(43)}`;
+const OTHER = `pst_${'a'.repeat(42)}b`;
+
+class MemoryTokens implements TokenStore {
+  readonly records = new Map<string, TokenRecord>();
+  readonly lookups: string[] = [];
+
+  add(token: string, user: string): TokenRecord {
+    const record: TokenRecord = { id: `tok_${user}`, user, scopes: ['plants:read'], createdAt: new Date(), expiresAt: null, lastUsedAt: null, revokedAt: null };
+    this.records.set(digestToken(token), record);
+    return record;
+  }
+
+  async findTokenByDigest(digest: string): Promise<TokenRecord | undefined> {
+    this.lookups.push(digest);
+    return this.records.get(digest);
+  }
+
+  async createToken(_token: NewTokenRecord): Promise<void> {}
+  async createFirstToken(_token: NewTokenRecord): Promise<boolean> {
+    return false;
+  }
+  async listTokens(): Promise<TokenRecord[]> {
+    return [...this.records.values()];
+  }
+  async revokeToken(): Promise<boolean> {
+    return false;
+  }
+  async touchToken(): Promise<void> {}
+}
+
+const touchFailed = (error: unknown) => assert.fail(`touch failed: ${String(error)}`);
+
+async function refused(promise: Promise<unknown>): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => error instanceof ApiError && error.status === 401);
+}
+
+test('every verification asks the store, by the token’s SHA-256, also for a token seen before', async () => {
+  const tokens = new MemoryTokens();
+  tokens.add(TOKEN, 'ana');
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  for (let i = 0; i < 3; i++) assert.equal((await verifier.verify(TOKEN)).owner, 'ana');
+  assert.deepEqual(tokens.lookups, Array.from({ length: 3 }, () => digestToken(TOKEN)));
+});
+
+test('a token revoked after it was verified is refused on its next use', async () => {
+  const tokens = new MemoryTokens();
+  const record = tokens.add(TOKEN, 'ana');
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  await verifier.verify(TOKEN);
+  record.revokedAt = new Date();
+  await refused(verifier.verify(TOKEN));
+  tokens.records.delete(digestToken(TOKEN));
+  await refused(verifier.verify(TOKEN));
+});
+
+test('a token one character away from a verified one gets its own digest and is refused', async () => {
+  const tokens = new MemoryTokens();
+  tokens.add(TOKEN, 'ana');
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  await verifier.verify(TOKEN);
+  await refused(verifier.verify(OTHER));
+  assert.equal(tokens.lookups.at(-1), digestToken(OTHER));
+});
+
+test('a malformed token is refused without a store lookup, before and after valid tokens were seen', async () => {
+  const tokens = new MemoryTokens();
+  tokens.add(TOKEN, 'ana');
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  await refused(verifier.verify('pst_short'));
+  await verifier.verify(TOKEN);
+  await refused(verifier.verify(`${TOKEN}x`));
+  assert.deepEqual(tokens.lookups, [digestToken(TOKEN)]);
+});
+
+test('many distinct valid tokens each keep verifying as their own user', async () => {
+  const tokens = new MemoryTokens();
+  const all = Array.from({ length: 12_000 }, (_, i) => `pst_${i.toString().padStart(43, '0')}`);
+  all.forEach((token, i) => tokens.add(token, `user${i}`));
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  for (const round of [0, 1]) {
+    for (let i = 0; i < all.length; i += 997) assert.equal((await verifier.verify(all[i] as string)).owner, `user${i}`, `round ${round}`);
+  }
+  for (let i = 0; i < all.length; i++) await verifier.verify(all[i] as string);
+  assert.equal((await verifier.verify(all[0] as string)).owner, 'user0');
+});
