@@ -15,7 +15,7 @@ import { plantRoutes } from './http/plants-routes.js';
 import { sendError, toApiError } from './http/respond.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { Router, type Match } from './http/router.js';
-import type { Logger } from './logger.js';
+import { accessLog, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import type { Store } from './store/store.js';
 
@@ -54,8 +54,7 @@ function originForm(target: string): string {
 
 export function buildApp(parts: AppParts): RequestListener {
   const { store, authenticator, logger, metrics } = parts;
-  // Access lines carry only the fields below, never headers, so they skip the redaction pass.
-  const accessLog = logger.child({}, { redact: [] });
+  const logAccess = accessLog(logger);
   const corsOrigins = new Set(parts.settings.corsOrigins);
   const rateLimiter = parts.settings.rateLimit === undefined ? undefined : new RateLimiter(parts.settings.rateLimit);
   const router = new Router();
@@ -120,7 +119,7 @@ export function buildApp(parts: AppParts): RequestListener {
       // 499 (as nginx logs it): the client left before the answer was complete.
       const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
       metrics.observeRequest(route, req.method ?? '', status, seconds);
-      accessLog.info({ reqId: requestId, method: req.method, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      logAccess(requestId, req.method ?? '', route, status, Math.round(seconds * 1e4) / 10);
     });
     dispatch(ctx, match).catch((error: unknown) => fail(ctx, error));
   };

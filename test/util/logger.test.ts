@@ -1,9 +1,13 @@
 /** The stdout logger: access lines in batches, but an error is out before anything can kill the process. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { LineBatches } from '../../src/logger.js';
+import { pino } from 'pino';
+import { accessLog, createLogger, LineBatches } from '../../src/logger.js';
 
 const LOGGER = new URL('../../src/logger.js', import.meta.url).href;
 
@@ -62,27 +66,41 @@ test('info lines are buffered: killed at once, the process leaves them unwritten
   assert.equal(runAndKill("logger.info('buffered');"), '');
 });
 
+/** A stdout that records what it took; `refuse` decides, per call, to throw an errno error instead. */
+function fakeStdout(refuse: (call: number) => string | undefined = () => undefined, takeAtMost = Infinity) {
+  const chunks: Buffer[] = [];
+  let calls = 0;
+  const writeSome = (data: Buffer): number => {
+    const code = refuse(calls++);
+    if (code !== undefined) throw Object.assign(new Error(code), { code });
+    const taken = data.subarray(0, Math.min(data.length, takeAtMost));
+    chunks.push(Buffer.from(taken));
+    return taken.length;
+  };
+  return {
+    writeSome,
+    /** Each write as text (whole writes only: a partial one may end inside a character). */
+    get writes() {
+      return chunks.map((chunk) => chunk.toString());
+    },
+    text: () => Buffer.concat(chunks).toString(),
+  };
+}
+
+test('stdout to a file takes 64 KB batches, a pipe 4 KB ones', () => {
+  // 300 lines of about 80 bytes: several pipe batches, one unfinished file batch.
+  const body = "for (let n = 0; n < 300; n++) logger.info({ n }, 'line');";
+  const file = join(mkdtempSync(join(tmpdir(), 'plantstore-log-')), 'out.log');
+  const fd = openSync(file, 'w');
+  const script = `import { createLogger } from ${JSON.stringify(LOGGER)};\nconst logger = createLogger('info');\n${body}\nprocess.kill(process.pid, 'SIGKILL');`;
+  spawnSync(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', fd, 'pipe'], timeout: 10_000 });
+  closeSync(fd);
+  assert.equal(readFileSync(file, 'utf8'), '', 'nothing written before the 64 KB batch fills');
+  const piped = runAndKill(body).trim().split('\n');
+  assert.ok(piped.length >= 200 && piped.length < 300, `${piped.length} lines out in 4 KB batches`);
+});
+
 describe('LineBatches', () => {
-  /** A stdout that records what it took; `refuse` decides, per call, to throw an errno error instead. */
-  function fakeStdout(refuse: (call: number) => string | undefined = () => undefined, takeAtMost = Infinity) {
-    const chunks: Buffer[] = [];
-    let calls = 0;
-    const writeSome = (data: Buffer): number => {
-      const code = refuse(calls++);
-      if (code !== undefined) throw Object.assign(new Error(code), { code });
-      const taken = data.subarray(0, Math.min(data.length, takeAtMost));
-      chunks.push(Buffer.from(taken));
-      return taken.length;
-    };
-    return {
-      writeSome,
-      /** Each write as text (whole writes only: a partial one may end inside a character). */
-      get writes() {
-        return chunks.map((chunk) => chunk.toString());
-      },
-      text: () => Buffer.concat(chunks).toString(),
-    };
-  }
 
   const lines = Array.from({ length: 500 }, (_, i) => `{"n":${i},"msg":"${'é'.repeat(i % 40)}"}\n`);
 
@@ -145,3 +163,62 @@ describe('LineBatches', () => {
   });
 });
 
+
+describe('accessLog', () => {
+  type Line = Record<string, unknown>;
+  const withoutTime = ({ time, ...rest }: Line): Line => {
+    assert.equal(typeof time, 'number');
+    return rest;
+  };
+  const FIELDS = ['req-1', 'GET', '/plants/{id}', 404, 0.3] as const;
+
+  function captured(level: 'info' | 'warn') {
+    const stdout = fakeStdout();
+    const batches = new LineBatches(stdout.writeSome);
+    const logger = createLogger(level, batches);
+    const lines = () => {
+      batches.flushSync();
+      return stdout.text().trim().split('\n').filter(Boolean).map((line: string) => JSON.parse(line) as Line);
+    };
+    return { logger, lines };
+  }
+
+  test('writes the line pino would write for the same fields, in the same order', () => {
+    const { logger, lines } = captured('info');
+    accessLog(logger)(...FIELDS);
+    logger.info({ reqId: 'req-1', method: 'GET', route: '/plants/{id}', status: 404, ms: 0.3 }, 'request');
+    const [ours, pinos] = lines();
+    assert.ok(ours !== undefined && pinos !== undefined);
+    assert.deepEqual(Object.keys(ours), Object.keys(pinos));
+    assert.deepEqual(withoutTime(ours), withoutTime(pinos));
+    assert.equal(ours.pid, process.pid);
+  });
+
+  test('follows the logger level, also when it changes later', () => {
+    const { logger, lines } = captured('warn');
+    const log = accessLog(logger);
+    log(...FIELDS);
+    assert.deepEqual(lines(), []);
+    logger.level = 'info';
+    log(...FIELDS);
+    assert.equal(lines().length, 1);
+  });
+
+  test('access lines after an error line are batched again, not flushed one by one', () => {
+    const stdout = fakeStdout();
+    const batches = new LineBatches(stdout.writeSome);
+    const logger = createLogger('info', batches);
+    logger.error('boom');
+    const writes = stdout.writes.length;
+    for (let i = 0; i < 10; i++) accessLog(logger)(...FIELDS);
+    assert.equal(stdout.writes.length, writes, 'the ten lines wait for their batch');
+  });
+
+  test('with another destination it is pino info()', () => {
+    const out: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => out.push(line) });
+    accessLog(logger)(...FIELDS);
+    const line = JSON.parse(out[0] ?? '{}') as Line;
+    assert.deepEqual([line.msg, line.reqId, line.status], ['request', 'req-1', 404]);
+  });
+});
