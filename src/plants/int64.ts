@@ -16,6 +16,16 @@ export function parseInt64(text: string): bigint | undefined {
 
 /** ASCII decimal digits, 0 … 2147483647; otherwise undefined. */
 export function parseNonNegativeInt32(text: string): number | undefined {
+  if (text.length > 0 && text.length <= 10) {
+    // The common short case, digit by digit (every query's limit goes through here).
+    let value = 0;
+    for (let i = 0; i < text.length; i++) {
+      const digit = text.charCodeAt(i) - 0x30;
+      if (digit < 0 || digit > 9) return undefined;
+      value = value * 10 + digit;
+    }
+    return value <= INT32_MAX ? value : undefined;
+  }
   if (!UNSIGNED_DECIMAL.test(text)) return undefined;
   const trimmed = text.replace(/^0+(?=.)/, '');
   if (trimmed.length > 10) return undefined;

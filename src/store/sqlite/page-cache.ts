@@ -29,6 +29,8 @@ interface CachedPage extends PageBounds {
 interface OwnerPages {
   pages: Map<string, CachedPage>;
   chars: number;
+  /** The count of stored pages when this owner last moved to the back. */
+  movedAt: number;
 }
 
 /**
@@ -54,21 +56,28 @@ function charsOf(page: PlantPage): number {
 export class PageCache {
   private readonly owners = new Map<string, OwnerPages>();
   private chars = 0;
+  /** Pages stored so far. */
+  private stores = 0;
 
   get(owner: string, key: string): PlantPage | undefined {
     const entry = this.owners.get(owner);
     const cached = entry?.pages.get(key);
     if (cached === undefined) return undefined;
-    // Map order is the eviction order: a hit moves the owner to the back.
-    this.owners.delete(owner);
-    this.owners.set(owner, entry as OwnerPages);
+    // Map order is the eviction order: a hit moves the owner to the back, once per store of a
+    // page (which is what can push owners out), so a run of hits costs no reordering at all.
+    if ((entry as OwnerPages).movedAt !== this.stores) {
+      (entry as OwnerPages).movedAt = this.stores;
+      this.owners.delete(owner);
+      this.owners.set(owner, entry as OwnerPages);
+    }
     return cached.page;
   }
 
   /** `bounds` tells which writes can change the page; without them, any write of the owner's plants does. */
   set(owner: string, key: string, page: PlantPage, bounds: PageBounds = UNBOUNDED): void {
     // Storing a page is a use too: the owner moves to the back, so the loop below keeps it.
-    const entry = this.owners.get(owner) ?? { pages: new Map<string, CachedPage>(), chars: 0 };
+    const entry = this.owners.get(owner) ?? { pages: new Map<string, CachedPage>(), chars: 0, movedAt: 0 };
+    entry.movedAt = ++this.stores;
     this.owners.delete(owner);
     this.owners.set(owner, entry);
     const chars = charsOf(page);
