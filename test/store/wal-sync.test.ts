@@ -111,6 +111,24 @@ describe('WriteBatcher', () => {
     assert.deepEqual(answers.map((answer) => answer.settled()), ['resolved', 'resolved', 'resolved']);
   });
 
+  test('once a sync has failed, later writes are refused without reaching the database', async () => {
+    const fake = controlledFiles();
+    let commits = 0;
+    const batcher = new WriteBatcher((ops) => {
+      commits++;
+      return ops.map((): WriteResult => ({ kind: 'changed', changed: true }));
+    }, new WalSync('/data/db.sqlite-wal', fake.files));
+    const first = track(batcher.write({ kind: 'deletePlant', owner: 'alice', id: 1n }));
+    await tick();
+    fake.finishSync(0, new Error('EIO'));
+    await tick();
+    const later = track(batcher.write({ kind: 'deletePlant', owner: 'alice', id: 2n }));
+    await tick();
+    assert.deepEqual([first.settled(), later.settled()], ['rejected', 'rejected']);
+    assert.equal(commits, 1, 'only the write made before the failure reached the database');
+    await batcher.drain();
+  });
+
   test('drain (used on close) resolves only once every accepted write is durable', async () => {
     const fake = controlledFiles();
     const batcher = new WriteBatcher((ops) => ops.map((): WriteResult => ({ kind: 'changed', changed: true })), new WalSync('/data/db.sqlite-wal', fake.files));

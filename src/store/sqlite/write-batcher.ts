@@ -58,6 +58,13 @@ export class WriteBatcher {
   }
 
   private commit(batch: Pending[]): void {
+    const lost = this.wal.failed;
+    if (lost !== undefined) {
+      // Nothing committed now could be made durable: refuse it without touching the database.
+      const failure = new StoreUnavailableError(`an fsync of the SQLite WAL failed; restart to recover: ${lost.message}`, { cause: lost });
+      for (const pending of batch) pending.reject(failure);
+      return;
+    }
     const started = performance.now();
     let results: WriteResult[];
     try {
