@@ -12,7 +12,7 @@ import { applyCors } from './http/cors.js';
 import type { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { plantRoutes } from './http/plants-routes.js';
-import { sendError, toApiError } from './http/respond.js';
+import { sendError, startAnswer, toApiError } from './http/respond.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { Router, type Match } from './http/router.js';
 import { accessLog, type Logger } from './logger.js';
@@ -73,7 +73,7 @@ export function buildApp(parts: AppParts): RequestListener {
       ctx.res.destroy();
       return;
     }
-    sendError(ctx.res, apiError);
+    sendError(ctx, apiError);
   }
 
   async function dispatch(ctx: RequestContext, match: Match | undefined): Promise<void> {
@@ -82,9 +82,7 @@ export function buildApp(parts: AppParts): RequestListener {
     const { route } = match;
     const method = ctx.req.method ?? 'GET';
     if (method === 'OPTIONS') {
-      ctx.res.statusCode = 204;
-      ctx.res.setHeader('allow', route.allowHeader);
-      ctx.res.end();
+      startAnswer(ctx, 204).setHeader('allow', route.allowHeader).end();
       return;
     }
     const operation = route.operations[method];
@@ -100,7 +98,6 @@ export function buildApp(parts: AppParts): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const requestId = requestIdOf(req);
-    res.setHeader('x-request-id', requestId);
     const url = originForm(req.url ?? '/');
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);

