@@ -110,7 +110,8 @@ export function buildApp(parts: AppParts): RequestListener {
       param: match?.param ?? '',
       principal: NOBODY,
     };
-    res.once('close', () => {
+    // 'close' comes once per response (node:http guards it): on() spares once()'s wrapper.
+    res.on('close', () => {
       const seconds = (performance.now() - started) / 1000;
       const route = match?.route.template ?? 'unmatched';
       // 499 (as nginx logs it): the client left before the answer was complete.

@@ -124,7 +124,7 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Runs a read (cached or not) after making sure the caches are current: PRAGMA data_version
+   * Makes sure the caches are current before a read (cached or not): PRAGMA data_version
    * tells whether another connection (`plantstore token revoke`, another instance) has committed
    * since it was last read, and if so the caches are dropped. It is read again in each turn of
    * the event loop, and within a long turn once a millisecond has passed (libuv may serve many
@@ -132,7 +132,7 @@ export class SqliteStore implements Store {
    * millisecond late, so a revocation counts on the next request. Once per turn rather than per
    * request is what makes a cached read cheap.
    */
-  private read<T>(work: () => T): T {
+  private freshen(): void {
     this.wal.poll();
     if (!this.checkedThisTurn || performance.now() - this.checkedAt > MAX_CHECK_AGE_MS) {
       const version = guard(() => this.sql.dataVersion.get() as bigint);
@@ -147,6 +147,10 @@ export class SqliteStore implements Store {
         this.pageCache.clear();
       }
     }
+  }
+
+  private read<T>(work: () => T): T {
+    this.freshen();
     return guard(work);
   }
 
@@ -168,14 +172,13 @@ export class SqliteStore implements Store {
 
   /** Served from the page cache when nothing has changed the owner's plants since it was read. */
   async listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage> {
-    return this.read(() => {
-      const key = after === undefined ? `${limit}` : `${limit} ${after}`;
-      const cached = this.pageCache.get(owner, key);
-      if (cached !== undefined) return cached;
-      const { page, nextId } = this.queryPage(owner, after, limit);
-      this.pageCache.set(owner, key, page, { after, nextId });
-      return page;
-    });
+    this.freshen();
+    const key = after === undefined ? `${limit}` : `${limit} ${after}`;
+    const cached = this.pageCache.get(owner, key);
+    if (cached !== undefined) return cached;
+    const { page, nextId } = guard(() => this.queryPage(owner, after, limit));
+    this.pageCache.set(owner, key, page, { after, nextId });
+    return page;
   }
 
   /** A page, and the id that follows it (undefined when none does). */
@@ -225,12 +228,14 @@ export class SqliteStore implements Store {
 
   /** Cached until another connection commits (token-cache.ts), so a revocation counts on the next request. */
   async findTokenByDigest(digest: string): Promise<TokenRecord | undefined> {
-    return this.read(() =>
-      this.tokenCache.get(digest, () => {
-        const row = this.sql.tokenByDigest.get(Buffer.from(digest, 'hex')) as TokenRow | undefined;
-        return row === undefined ? undefined : toTokenRecord(row);
-      }),
-    );
+    this.freshen();
+    const cached = this.tokenCache.get(digest);
+    if (cached !== undefined) return cached;
+    const row = guard(() => this.sql.tokenByDigest.get(Buffer.from(digest, 'hex')) as TokenRow | undefined);
+    if (row === undefined) return undefined;
+    const record = toTokenRecord(row);
+    this.tokenCache.set(digest, record);
+    return record;
   }
 
   async listTokens(): Promise<TokenRecord[]> {

@@ -11,15 +11,14 @@ const MAX_ENTRIES = 10_000;
 export class TokenCache {
   private readonly records = new Map<string, TokenRecord>();
 
-  /** The cached record, or `load()`'s. */
-  get(key: string, load: () => TokenRecord | undefined): TokenRecord | undefined {
-    const cached = this.records.get(key);
-    if (cached !== undefined) return cached;
-    const record = load();
-    if (record === undefined) return undefined;
+  get(key: string): TokenRecord | undefined {
+    return this.records.get(key);
+  }
+
+  /** Keeps a record the database returned (never an absent one). */
+  set(key: string, record: TokenRecord): void {
     if (this.records.size >= MAX_ENTRIES) this.records.clear();
     this.records.set(key, record);
-    return record;
   }
 
   clear(): void {
