@@ -14,7 +14,7 @@ export type WriteSome = (data: Buffer) => number;
  * processes share one stdout, and a larger write could be cut into by another process mid-line.
  */
 const PIPE_BATCH_BYTES = 4096;
-/** A regular file takes each write() whole, at one offset even when processes share it: larger batches, fewer calls. */
+/** On Linux a regular file takes each write() whole, at one offset even when processes share it: larger batches, fewer calls. */
 const FILE_BATCH_BYTES = 65_536;
 const BATCH_MS = 250;
 /** Lines held while stdout takes nothing (a stalled reader) before the oldest are dropped. */

@@ -8,6 +8,7 @@ import type { TokenRecord, TokenStore } from '../store/store.js';
 import { READ, WRITE, type CredentialVerifier, type Principal, type Scope } from './principal.js';
 
 const TOKEN_SHAPE = /^pst_[A-Za-z0-9_-]{43}$/;
+const TOKEN_LENGTH = 47;
 const TOUCH_INTERVAL_MS = 60_000;
 /** Tokens whose digest is remembered; past this many the memo starts over. */
 const MAX_REMEMBERED_DIGESTS = 10_000;
@@ -83,6 +84,7 @@ export class ApiTokenVerifier implements CredentialVerifier {
   }
 
   async verify(token: string): Promise<Principal> {
+    if (token.length !== TOKEN_LENGTH) throw errors.invalidToken();
     const remembered = this.digests.get(token);
     if (remembered === undefined && !TOKEN_SHAPE.test(token)) throw errors.invalidToken();
     const digest = remembered ?? digestToken(token);
@@ -100,6 +102,11 @@ export class ApiTokenVerifier implements CredentialVerifier {
       this.principals.set(record, principal);
     }
     return principal;
+  }
+
+  /** How many tokens' digests are remembered (at most 10,000). */
+  get rememberedDigests(): number {
+    return this.digests.size;
   }
 
   private remember(token: string, digest: string): void {

@@ -48,6 +48,7 @@ test('every verification asks the store, by the token’s SHA-256, also for a to
   const verifier = new ApiTokenVerifier(tokens, touchFailed);
   for (let i = 0; i < 3; i++) assert.equal((await verifier.verify(TOKEN)).owner, 'ana');
   assert.deepEqual(tokens.lookups, Array.from({ length: 3 }, () => digestToken(TOKEN)));
+  assert.equal(verifier.rememberedDigests, 1, 'the digest is remembered once');
 });
 
 test('a token revoked after it was verified is refused on its next use', async () => {
@@ -57,6 +58,7 @@ test('a token revoked after it was verified is refused on its next use', async (
   await verifier.verify(TOKEN);
   record.revokedAt = new Date();
   await refused(verifier.verify(TOKEN));
+  assert.equal(verifier.rememberedDigests, 0, 'a refused token is forgotten');
   tokens.records.delete(digestToken(TOKEN));
   await refused(verifier.verify(TOKEN));
 });
@@ -68,6 +70,7 @@ test('a token one character away from a verified one gets its own digest and is 
   await verifier.verify(TOKEN);
   await refused(verifier.verify(OTHER));
   assert.equal(tokens.lookups.at(-1), digestToken(OTHER));
+  assert.equal(verifier.rememberedDigests, 1, 'a refused token is never remembered');
 });
 
 test('a malformed token is refused without a store lookup, before and after valid tokens were seen', async () => {
@@ -80,7 +83,7 @@ test('a malformed token is refused without a store lookup, before and after vali
   assert.deepEqual(tokens.lookups, [digestToken(TOKEN)]);
 });
 
-test('many distinct valid tokens each keep verifying as their own user', async () => {
+test('at most 10,000 digests are remembered; past that the memo starts over and every token still verifies', async () => {
   const tokens = new MemoryTokens();
   const all = Array.from({ length: 12_000 }, (_, i) => `pst_${i.toString().padStart(43, '0')}`);
   all.forEach((token, i) => tokens.add(token, `user${i}`));
@@ -88,6 +91,11 @@ test('many distinct valid tokens each keep verifying as their own user', async (
   for (const round of [0, 1]) {
     for (let i = 0; i < all.length; i += 997) assert.equal((await verifier.verify(all[i] as string)).owner, `user${i}`, `round ${round}`);
   }
-  for (let i = 0; i < all.length; i++) await verifier.verify(all[i] as string);
-  assert.equal((await verifier.verify(all[0] as string)).owner, 'user0');
+  const fresh = new ApiTokenVerifier(tokens, touchFailed);
+  for (let i = 0; i < all.length; i++) {
+    await fresh.verify(all[i] as string);
+    assert.ok(fresh.rememberedDigests <= 10_000);
+  }
+  assert.equal(fresh.rememberedDigests, 12_000 - 10_000, 'cleared once at 10,000, then filled again');
+  assert.equal((await fresh.verify(all[0] as string)).owner, 'user0');
 });

@@ -91,6 +91,15 @@ for (const kind of storeKinds()) {
       const unauthorized = await fetch(`${server.url}/plants`, { headers: { origin: ORIGIN } });
       assert.equal(unauthorized.status, 401);
       assert.equal(unauthorized.headers.get('access-control-allow-origin'), ORIGIN);
+      // A page goes out through one writeHead: the CORS headers set before it stay, nothing doubles.
+      for (const id of [1, 2]) await user.request('/plants', { method: 'POST', json: `{"id":${id},"name":"Fern"}` });
+      const page = await user.request('/plants?limit=1', { headers: { origin: ORIGIN } });
+      assert.equal(page.status, 200);
+      assert.equal(page.headers.get('access-control-allow-origin'), ORIGIN);
+      assert.match(page.headers.get('vary') ?? '', /origin/i);
+      assert.equal(page.headers.get('link'), '</plants?limit=1&after=1>; rel="next"');
+      assert.match(page.headers.get('x-request-id') ?? '', /^[A-Za-z0-9._:-]{1,128}$/, 'one X-Request-Id, not two joined');
+      assert.equal(page.headers.get('content-type'), 'application/json');
     });
 
     test('a preflight from an allowed origin works without a token', async (t) => {

@@ -60,6 +60,20 @@ test('an owner whose page was just stored is not the one evicted to make room fo
 });
 
 
+test('eviction follows the last read exactly, also for an owner read right after another', () => {
+  const cache = new PageCache();
+  cache.set('ann', '1000', page(1000));
+  cache.set('bob', '1000', page(1000));
+  assert.ok(cached(cache, 'ann'));
+  assert.ok(cached(cache, 'bob')); // bob is now the owner read last, ann the one before
+  // A page of 1,000 plants here counts 35,954 characters: 111 fit in the budget, the 112th evicts one.
+  for (let i = 0; i < 109; i++) cache.set(`owner${i}`, '1000', page(1000));
+  assert.equal(cache.get('ann', '1000 0'), undefined); // (a miss moves nothing)
+  cache.set('extra', '1000', page(1000));
+  assert.ok(!cached(cache, 'ann'), 'ann, read before bob, went first');
+  assert.ok(cached(cache, 'bob'));
+});
+
 test('a created or deleted id drops only the pages it can change', () => {
   const cache = new PageCache();
   const first = { plants: [1n, 2n, 3n].map((id) => ({ id, name: 'p', tag: null })), hasMore: true };

@@ -29,8 +29,6 @@ interface CachedPage extends PageBounds {
 interface OwnerPages {
   pages: Map<string, CachedPage>;
   chars: number;
-  /** The count of stored pages when this owner last moved to the back. */
-  movedAt: number;
 }
 
 /**
@@ -56,30 +54,23 @@ function charsOf(page: PlantPage): number {
 export class PageCache {
   private readonly owners = new Map<string, OwnerPages>();
   private chars = 0;
-  /** Pages stored so far. */
-  private stores = 0;
+  /** The owner at the back of `owners` (the one used last), so a run of its hits moves nothing. */
+  private newest: string | undefined;
 
   get(owner: string, key: string): PlantPage | undefined {
     const entry = this.owners.get(owner);
     const cached = entry?.pages.get(key);
     if (cached === undefined) return undefined;
-    // Map order is the eviction order: a hit moves the owner to the back, once per store of a
-    // page (which is what can push owners out), so a run of hits costs no reordering at all.
-    if ((entry as OwnerPages).movedAt !== this.stores) {
-      (entry as OwnerPages).movedAt = this.stores;
-      this.owners.delete(owner);
-      this.owners.set(owner, entry as OwnerPages);
-    }
+    // Map order is the eviction order: a hit moves the owner to the back, unless it is there already.
+    if (owner !== this.newest) this.moveToBack(owner, entry as OwnerPages);
     return cached.page;
   }
 
   /** `bounds` tells which writes can change the page; without them, any write of the owner's plants does. */
   set(owner: string, key: string, page: PlantPage, bounds: PageBounds = UNBOUNDED): void {
     // Storing a page is a use too: the owner moves to the back, so the loop below keeps it.
-    const entry = this.owners.get(owner) ?? { pages: new Map<string, CachedPage>(), chars: 0, movedAt: 0 };
-    entry.movedAt = ++this.stores;
-    this.owners.delete(owner);
-    this.owners.set(owner, entry);
+    const entry = this.owners.get(owner) ?? { pages: new Map<string, CachedPage>(), chars: 0 };
+    this.moveToBack(owner, entry);
     const chars = charsOf(page);
     const delta = chars - (entry.pages.get(key)?.chars ?? 0);
     entry.pages.set(key, { page, after: bounds.after, nextId: bounds.nextId, chars });
@@ -89,6 +80,12 @@ export class PageCache {
       if (this.chars <= MAX_CACHED_CHARS) break;
       this.forget(oldest);
     }
+  }
+
+  private moveToBack(owner: string, entry: OwnerPages): void {
+    this.owners.delete(owner);
+    this.owners.set(owner, entry);
+    this.newest = owner;
   }
 
   /** Forgets the owner's pages that creating or deleting the plant `id` can change. */
@@ -109,10 +106,12 @@ export class PageCache {
     if (entry === undefined) return;
     this.chars -= entry.chars;
     this.owners.delete(owner);
+    if (owner === this.newest) this.newest = undefined;
   }
 
   clear(): void {
     this.owners.clear();
+    this.newest = undefined;
     this.chars = 0;
   }
 }
