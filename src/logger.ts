@@ -4,7 +4,8 @@ import type { LogLevel } from './settings.js';
 
 export type { Logger };
 
-const ERROR_LEVEL = 50;
+const ERROR_LEVEL = pino.levels.values.error as number;
+const INFO_LEVEL = pino.levels.values.info as number;
 
 /** Writes some of `data` and returns how many bytes; throws an errno error (EAGAIN when a pipe is full). */
 export type WriteSome = (data: Buffer) => number;
@@ -28,11 +29,11 @@ const pause = (ms: number) => Atomics.wait(sleeper, 0, 0, ms);
 
 /**
  * Log lines written to stdout in batches of up to 4 KB (64 KB to a file), or every 250 ms: one
- * write() for dozens of access lines, made on the event loop and in order. (pino's sonic-boom measured its
- * whole pending buffer on every line, and its writes in the thread pool could be overtaken by
- * a synchronous flush.) flushSync() writes everything held at once: for every error line (pino
- * tells a destination that asks for metadata each line's level) and on exit. A pipe that stays full makes lines wait and, past 1 MB,
- * drops the oldest; once a wait for it has timed out, error lines stop waiting until it takes
+ * write() for dozens of access lines, made on the event loop and in order. (pino's sonic-boom
+ * measured its whole pending buffer on every line, and its writes in the thread pool could be
+ * overtaken by a synchronous flush.) flushSync() writes everything held at once: for every error
+ * line (pino tells a destination that asks for metadata each line's level) and on exit. A pipe
+ * that stays full makes lines wait and, past 1 MB, drops the oldest; once a wait for it has timed out, error lines stop waiting until it takes
  * data again. A closed stdout (EPIPE) ends logging quietly, never the process.
  */
 export class LineBatches implements pino.DestinationStream {
@@ -155,8 +156,6 @@ export function createLogger(level: LogLevel, destination: pino.DestinationStrea
     destination,
   );
 }
-
-const INFO_LEVEL = 30;
 
 /** Writes one access line: the request's id, method, route template, status and milliseconds. */
 export type AccessLog = (reqId: string, method: string, route: string, status: number, ms: number) => void;

@@ -7,8 +7,10 @@ import { errors } from '../errors.js';
 import type { TokenRecord, TokenStore } from '../store/store.js';
 import { READ, WRITE, type CredentialVerifier, type Principal, type Scope } from './principal.js';
 
+const TOKEN_PREFIX = 'pst_';
 const TOKEN_SHAPE = /^pst_[A-Za-z0-9_-]{43}$/;
-const TOKEN_LENGTH = 47;
+/** `pst_` and 43 characters: checked before anything that reads the whole token. */
+const TOKEN_LENGTH = TOKEN_PREFIX.length + 43;
 const TOUCH_INTERVAL_MS = 60_000;
 /** Tokens whose digest is remembered; past this many the memo starts over. */
 const MAX_REMEMBERED_DIGESTS = 10_000;
@@ -34,7 +36,7 @@ export interface IssueOptions {
 
 /** Creates and stores a token; undefined when onlyIfFirst and a token already exists. */
 export async function issueToken(store: TokenStore, options: IssueOptions): Promise<IssuedToken | undefined> {
-  const token = `pst_${crypto.randomBytes(32).toString('base64url')}`;
+  const token = `${TOKEN_PREFIX}${crypto.randomBytes(32).toString('base64url')}`;
   const now = new Date();
   const scopes: Scope[] = options.readOnly === true ? [READ] : [READ, WRITE];
   const record = {
@@ -80,7 +82,7 @@ export class ApiTokenVerifier implements CredentialVerifier {
   ) {}
 
   accepts(token: string): boolean {
-    return token.startsWith('pst_');
+    return token.startsWith(TOKEN_PREFIX);
   }
 
   async verify(token: string): Promise<Principal> {

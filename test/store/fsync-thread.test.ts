@@ -47,7 +47,7 @@ test('a failed fdatasync is reported with its errno', async (t) => {
   assert.match(String(error?.message), /fdatasync failed \(errno -9\)/); // EBADF
 });
 
-test('generations stay positive int32s: the counter wraps instead of reaching the stop value', () => {
+test('generations stay positive int32s: the counter wraps before it would overflow the shared slot', () => {
   assert.equal(nextGeneration(0), 1);
   assert.equal(nextGeneration(41), 42);
   assert.equal(nextGeneration(0x7fffffff), 1);

@@ -5,7 +5,6 @@
  * tokens (page-cache.ts, token-cache.ts); long lists from snapshot connections.
  */
 import type Database from 'better-sqlite3';
-import { StoreUnavailableError } from '../../errors.js';
 import type { StoredPlant } from '../../plants/plant.js';
 import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Scope, Store, TokenRecord } from '../store.js';
 import { openConnection } from './connection.js';
@@ -14,7 +13,7 @@ import { guard } from './guard.js';
 import { PageCache } from './page-cache.js';
 import { SnapshotStreams } from './snapshot-streams.js';
 import { TokenCache } from './token-cache.js';
-import { WalSync } from './wal-sync.js';
+import { WalSync, walSyncFailed } from './wal-sync.js';
 import { WriteBatcher } from './write-batcher.js';
 import { prepareWriter, type WriteOp, type WriteResult } from './write-ops.js';
 
@@ -244,7 +243,6 @@ export class SqliteStore implements Store {
 
   async revokeToken(id: string, at: Date): Promise<boolean> {
     const result = await this.write({ kind: 'revokeToken', id, at: at.getTime() });
-    this.tokenCache.clear();
     return result.kind === 'changed' && result.changed;
   }
 
@@ -254,7 +252,7 @@ export class SqliteStore implements Store {
 
   async ping(): Promise<void> {
     const failed = this.wal.failed;
-    if (failed !== undefined) throw new StoreUnavailableError(`an fsync of the SQLite WAL failed; restart to recover: ${failed.message}`);
+    if (failed !== undefined) throw walSyncFailed(failed);
     this.read(() => this.sql.ping.get());
   }
 

@@ -15,7 +15,13 @@
  */
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { StoreUnavailableError } from '../../errors.js';
 import { FsyncThread } from './fsync-thread.js';
+
+/** What a failed WAL sync means to callers: the store is unavailable until a restart. */
+export function walSyncFailed(cause: Error): StoreUnavailableError {
+  return new StoreUnavailableError(`an fsync of the SQLite WAL failed; restart to recover: ${cause.message}`, { cause });
+}
 
 interface Waiter {
   resolve: () => void;

@@ -5,7 +5,7 @@
  * fsync, so the event loop waits for the disk only when SQLite checkpoints the WAL.
  */
 import { StoreUnavailableError } from '../../errors.js';
-import type { WalSync } from './wal-sync.js';
+import { walSyncFailed, type WalSync } from './wal-sync.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 
 const MAX_BATCH = 1024;
@@ -61,7 +61,7 @@ export class WriteBatcher {
     const lost = this.wal.failed;
     if (lost !== undefined) {
       // Nothing committed now could be made durable: refuse it without touching the database.
-      const failure = new StoreUnavailableError(`an fsync of the SQLite WAL failed; restart to recover: ${lost.message}`, { cause: lost });
+      const failure = walSyncFailed(lost);
       for (const pending of batch) pending.reject(failure);
       return;
     }
@@ -85,7 +85,7 @@ export class WriteBatcher {
       },
       (error: unknown) => {
         this.inFlight--;
-        const failure = new StoreUnavailableError(`could not sync the SQLite WAL: ${(error as Error).message}`, { cause: error });
+        const failure = walSyncFailed(error as Error);
         for (const pending of batch) pending.reject(failure);
         this.notifyIfIdle();
       },
