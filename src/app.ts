@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Authenticator } from './auth/bearer.js';
+import type { Principal, Scope } from './auth/principal.js';
 import { errors } from './errors.js';
 import type { RequestContext } from './http/context.js';
 import { applyCors } from './http/cors.js';
@@ -14,7 +15,7 @@ import { opsRoutes } from './http/ops-routes.js';
 import { plantRoutes } from './http/plants-routes.js';
 import { sendError, startAnswer, toApiError } from './http/respond.js';
 import { RateLimiter } from './http/rate-limit.js';
-import { Router, type Match } from './http/router.js';
+import { Router, type Match, type Operation } from './http/router.js';
 import { accessLog, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import type { Store } from './store/store.js';
@@ -76,23 +77,39 @@ export function buildApp(parts: AppParts): RequestListener {
     sendError(ctx, apiError);
   }
 
-  async function dispatch(ctx: RequestContext, match: Match | undefined): Promise<void> {
+  /**
+   * Runs the checks and the route. A request whose token and answer are in memory (a cached
+   * page, say) is answered before this returns, with no promise in between: undefined then.
+   * Anything that must wait returns a promise. Errors may be thrown or rejected.
+   */
+  function dispatch(ctx: RequestContext, match: Match | undefined): Promise<void> | undefined {
     if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');
     if (match === undefined) throw errors.routeNotFound();
     const { route } = match;
     const method = ctx.req.method ?? 'GET';
     if (method === 'OPTIONS') {
       startAnswer(ctx, 204).setHeader('allow', route.allowHeader).end();
-      return;
+      return undefined;
     }
     const operation = route.operations[method];
     if (operation === undefined) throw errors.methodNotAllowed(route.allow);
     if (operation.scope !== undefined) {
-      ctx.principal = await authenticator.authorize(ctx.req.headers.authorization, operation.scope);
-      const waitSeconds = rateLimiter?.take(ctx.principal.owner) ?? 0;
-      if (waitSeconds > 0) throw errors.rateLimited(waitSeconds);
+      const principal = authenticator.authorizeNow(ctx.req.headers.authorization, operation.scope);
+      if (principal === undefined) return authorizeThenHandle(ctx, operation, operation.scope);
+      admit(ctx, principal);
     }
+    return operation.handle(ctx) ?? undefined;
+  }
+
+  async function authorizeThenHandle(ctx: RequestContext, operation: Operation, scope: Scope): Promise<void> {
+    admit(ctx, await authenticator.authorize(ctx.req.headers.authorization, scope));
     await operation.handle(ctx);
+  }
+
+  function admit(ctx: RequestContext, principal: Principal): void {
+    ctx.principal = principal;
+    const waitSeconds = rateLimiter?.take(principal.owner) ?? 0;
+    if (waitSeconds > 0) throw errors.rateLimited(waitSeconds);
   }
 
   return (req: IncomingMessage, res: ServerResponse) => {
@@ -119,6 +136,10 @@ export function buildApp(parts: AppParts): RequestListener {
       metrics.observeRequest(route, req.method ?? '', status, seconds);
       logAccess(requestId, req.method ?? '', route, status, Math.round(seconds * 1e4) / 10);
     });
-    dispatch(ctx, match).catch((error: unknown) => fail(ctx, error));
+    try {
+      dispatch(ctx, match)?.catch((error: unknown) => fail(ctx, error));
+    } catch (error) {
+      fail(ctx, error);
+    }
   };
 }

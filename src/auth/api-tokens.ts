@@ -91,13 +91,33 @@ export class ApiTokenVerifier implements CredentialVerifier {
     if (remembered === undefined && !TOKEN_SHAPE.test(token)) throw errors.invalidToken();
     const digest = remembered ?? digestToken(token);
     const record = await this.store.findTokenByDigest(digest);
-    const now = Date.now();
-    if (record === undefined || record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt.getTime() <= now)) {
+    if (remembered === undefined && this.isUsable(record)) this.remember(token, digest);
+    return this.admit(token, record);
+  }
+
+  /**
+   * verify() without awaiting: the caller when the token's digest is remembered and the store has
+   * its record in memory (a cache as current as the store's own lookup), else undefined.
+   */
+  verifyNow(token: string): Principal | undefined {
+    if (token.length !== TOKEN_LENGTH) throw errors.invalidToken();
+    const digest = this.digests.get(token);
+    if (digest === undefined) return undefined;
+    const record = this.store.cachedToken?.(digest);
+    return record === undefined ? undefined : this.admit(token, record);
+  }
+
+  private isUsable(record: TokenRecord | undefined): record is TokenRecord {
+    return record !== undefined && record.revokedAt === null && (record.expiresAt === null || record.expiresAt.getTime() > Date.now());
+  }
+
+  /** The caller a record stands for; a missing, revoked or expired one is refused and its token forgotten. */
+  private admit(token: string, record: TokenRecord | undefined): Principal {
+    if (!this.isUsable(record)) {
       this.digests.delete(token);
       throw errors.invalidToken();
     }
-    if (remembered === undefined) this.remember(token, digest);
-    this.touch(record.id, now);
+    this.touch(record.id, Date.now());
     let principal = this.principals.get(record);
     if (principal === undefined) {
       principal = { owner: record.user, scopes: new Set(record.scopes) };

@@ -50,6 +50,12 @@ function nextLink(limit: number, lastId: bigint): string {
   return `</plants?limit=${limit}&after=${lastId}>; rel="next"`;
 }
 
+function sendPage(ctx: RequestContext, page: PlantPage, limit: number): void {
+  const last = page.plants.at(-1);
+  const headers = page.hasMore && last !== undefined ? { link: nextLink(limit, last.id) } : undefined;
+  sendJson(ctx, 200, pageBody(page), headers);
+}
+
 /** Stores may hand out the same page object again (the SQLite page cache): its JSON is built once. */
 const pageBodies = new WeakMap<PlantPage, string>();
 
@@ -108,16 +114,21 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
     sendJson(ctx, 200, plantJson(stored), { location: `/plants/${stored.id}` });
   }
 
-  async function listPlants(ctx: RequestContext): Promise<void> {
+  /** A page the store holds in memory is sent before this returns; anything else returns a promise. */
+  function listPlants(ctx: RequestContext): Promise<void> | undefined {
     const { limit, after } = parseListParams(ctx.query);
-    if (limit === 0) return sendJson(ctx, 200, '[]');
-    if (limit !== undefined && limit <= BUFFERED_PAGE_MAX) {
-      const page = await store.listPlants(ctx.principal.owner, after, limit);
-      const last = page.plants.at(-1);
-      const headers = page.hasMore && last !== undefined ? { link: nextLink(limit, last.id) } : undefined;
-      return sendJson(ctx, 200, pageBody(page), headers);
+    if (limit === 0) {
+      sendJson(ctx, 200, '[]');
+      return undefined;
     }
-    await streamPlants(ctx, { limit, after });
+    if (limit === undefined || limit > BUFFERED_PAGE_MAX) return streamPlants(ctx, { limit, after });
+    const { owner } = ctx.principal;
+    const cached = store.cachedPage?.(owner, after, limit);
+    if (cached !== undefined) {
+      sendPage(ctx, cached, limit);
+      return undefined;
+    }
+    return store.listPlants(owner, after, limit).then((page) => sendPage(ctx, page, limit));
   }
 
   /** Writes the list chunk by chunk, waiting for the client to drain, so memory stays flat. */

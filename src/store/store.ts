@@ -63,6 +63,11 @@ export interface PlantStore {
   createPlant(owner: string, plant: StoredPlant): Promise<CreateResult>;
   /** Plants with id > after, ascending, at most `limit` (which must be small). */
   listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage>;
+  /**
+   * listPlants' answer when the store can give it from memory, as current as listPlants would be;
+   * undefined when only the database can. Lets a cached read be answered without awaiting anything.
+   */
+  cachedPage?(owner: string, after: bigint | undefined, limit: number): PlantPage | undefined;
   streamPlants(owner: string, query: ListQuery): Promise<PlantStream>;
   /** True when the plant existed and is now deleted. */
   deletePlant(owner: string, id: bigint): Promise<boolean>;
@@ -73,6 +78,8 @@ export interface TokenStore {
   /** Creates the token only when no token exists at all; true when it did. */
   createFirstToken(token: NewTokenRecord): Promise<boolean>;
   findTokenByDigest(digest: string): Promise<TokenRecord | undefined>;
+  /** findTokenByDigest's answer from memory, as current as it would be; undefined when only the database knows. */
+  cachedToken?(digest: string): TokenRecord | undefined;
   listTokens(): Promise<TokenRecord[]>;
   /** True when an unrevoked token with this id existed and is now revoked. */
   revokeToken(id: string, at: Date): Promise<boolean>;

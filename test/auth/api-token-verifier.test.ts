@@ -1,7 +1,8 @@
-/** ApiTokenVerifier against an in-memory token store: the digest memo never stands in for the store's answer. */
+/** ApiTokenVerifier and Authenticator against an in-memory token store: neither the digest memo nor verifyNow stands in for the store’s answer. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiTokenVerifier, digestToken } from '../../src/auth/api-tokens.js';
+import { Authenticator } from '../../src/auth/bearer.js';
 import { ApiError } from '../../src/errors.js';
 import type { NewTokenRecord, TokenRecord, TokenStore } from '../../src/store/store.js';
 
@@ -98,4 +99,60 @@ test('at most 10,000 digests are remembered; past that the memo starts over and 
   }
   assert.equal(fresh.rememberedDigests, 12_000 - 10_000, 'cleared once at 10,000, then filled again');
   assert.equal((await fresh.verify(all[0] as string)).owner, 'user0');
+});
+
+/** A store that also answers from memory, as the SQLite store's token cache does. */
+class CachingMemoryTokens extends MemoryTokens {
+  readonly cached = new Map<string, TokenRecord>();
+
+  cachedToken(digest: string): TokenRecord | undefined {
+    return this.cached.get(digest);
+  }
+}
+
+test('verifyNow answers only for a remembered token whose record the store holds in memory', async () => {
+  const tokens = new CachingMemoryTokens();
+  const record = tokens.add(TOKEN, 'ana');
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  tokens.cached.set(digestToken(TOKEN), record);
+  assert.equal(verifier.verifyNow(TOKEN), undefined, 'never verified: its digest is not known yet');
+  const principal = await verifier.verify(TOKEN);
+  assert.equal(verifier.verifyNow(TOKEN), principal, 'the same caller, without waiting');
+  tokens.cached.clear();
+  assert.equal(verifier.verifyNow(TOKEN), undefined, 'not in the store’s memory: the caller must wait for verify()');
+  assert.equal(new ApiTokenVerifier(new MemoryTokens(), touchFailed).verifyNow(TOKEN), undefined, 'a store without a cache');
+});
+
+test('verifyNow refuses a token revoked or expired after it was verified, and forgets it', async () => {
+  for (const end of ['revokedAt', 'expiresAt'] as const) {
+    const tokens = new CachingMemoryTokens();
+    const record = tokens.add(TOKEN, 'ana');
+    tokens.cached.set(digestToken(TOKEN), record);
+    const verifier = new ApiTokenVerifier(tokens, touchFailed);
+    await verifier.verify(TOKEN);
+    record[end] = new Date(Date.now() - 1);
+    assert.throws(() => verifier.verifyNow(TOKEN), (error: unknown) => error instanceof ApiError && error.status === 401, end);
+    assert.equal(verifier.rememberedDigests, 0, end);
+    assert.equal(verifier.verifyNow(TOKEN), undefined, `${end}: forgotten, so the next try goes to the store`);
+  }
+});
+
+test('verifyNow refuses a token of the wrong length at once', () => {
+  const verifier = new ApiTokenVerifier(new CachingMemoryTokens(), touchFailed);
+  assert.throws(() => verifier.verifyNow(`${TOKEN}x`), (error: unknown) => error instanceof ApiError && error.status === 401);
+});
+
+test('Authenticator.authorizeNow checks the scope and falls back when a verifier cannot answer from memory', async () => {
+  const tokens = new CachingMemoryTokens();
+  const record = tokens.add(TOKEN, 'ana');
+  tokens.cached.set(digestToken(TOKEN), record);
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  const authenticator = new Authenticator([verifier]);
+  assert.equal(authenticator.authorizeNow(`Bearer ${TOKEN}`, 'plants:read'), undefined, 'first use goes through authorize()');
+  const principal = await authenticator.authorize(`Bearer ${TOKEN}`, 'plants:read');
+  assert.equal(authenticator.authorizeNow(`Bearer ${TOKEN}`, 'plants:read'), principal);
+  assert.throws(() => authenticator.authorizeNow(`Bearer ${TOKEN}`, 'plants:write'), (error: unknown) => error instanceof ApiError && error.status === 403);
+  assert.throws(() => authenticator.authorizeNow(undefined, 'plants:read'), (error: unknown) => error instanceof ApiError && error.status === 401);
+  const noMemory = new Authenticator([{ accepts: () => true, verify: async () => principal }]);
+  assert.equal(noMemory.authorizeNow(`Bearer ${TOKEN}`, 'plants:read'), undefined, 'a verifier without verifyNow');
 });

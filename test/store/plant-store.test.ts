@@ -155,6 +155,29 @@ for (const factory of storeFactories()) {
       }
     });
 
+    test('cachedPage, where a store has it, answers as listPlants would, after its own and other stores’ writes', async (t) => {
+      const url = await factory.freshUrl(t);
+      const [store, other] = await Promise.all([factory.open(t, { url }), factory.open(t, { url })]);
+      const owner = uniqueName();
+      await seed(store, owner, [10n, 20n, 30n, 40n]);
+      if (store.cachedPage === undefined) return; // this store always asks its database
+      const page = await store.listPlants(owner, undefined, 2);
+      assert.deepEqual(store.cachedPage(owner, undefined, 2), page, 'held in memory once read');
+      assert.equal(store.cachedPage(owner, 10n, 2), undefined, 'a page never read is not made up');
+      const sameAsListed = async (why: string) => {
+        const cached = store.cachedPage?.(owner, undefined, 2);
+        const listed = await store.listPlants(owner, undefined, 2);
+        if (cached !== undefined) assert.deepEqual(cached, listed, why);
+        return listed;
+      };
+      await other.createPlant(owner, { id: 15n, name: 'plant 15', tag: null });
+      assert.deepEqual((await sameAsListed('after another store created in the page')).plants.map((p) => p.id), [10n, 15n]);
+      await store.deletePlant(owner, 10n);
+      assert.deepEqual((await sameAsListed('after its own delete in the page')).plants.map((p) => p.id), [15n, 20n]);
+      await other.deletePlant(owner, 15n);
+      assert.deepEqual((await sameAsListed('after another store deleted in the page')).plants.map((p) => p.id), [20n, 30n]);
+    });
+
     test('streamPlants reads one snapshot: later creates and deletes do not show, even chunks later', async (t) => {
       const store = await factory.open(t);
       const owner = uniqueName();

@@ -38,6 +38,11 @@ function date(ms: bigint | null): Date | null {
   return ms === null ? null : new Date(Number(ms));
 }
 
+/** A page's key in the page cache, among its owner's pages. */
+function pageKey(after: bigint | undefined, limit: number): string {
+  return after === undefined ? `${limit}` : `${limit} ${after}`;
+}
+
 function toTokenRecord(row: TokenRow): TokenRecord {
   return {
     id: row.id,
@@ -171,13 +176,16 @@ export class SqliteStore implements Store {
 
   /** Served from the page cache when nothing has changed the owner's plants since it was read. */
   async listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage> {
-    this.freshen();
-    const key = after === undefined ? `${limit}` : `${limit} ${after}`;
-    const cached = this.pageCache.get(owner, key);
+    const cached = this.cachedPage(owner, after, limit);
     if (cached !== undefined) return cached;
     const { page, nextId } = guard(() => this.queryPage(owner, after, limit));
-    this.pageCache.set(owner, key, page, { after, nextId });
+    this.pageCache.set(owner, pageKey(after, limit), page, { after, nextId });
     return page;
+  }
+
+  cachedPage(owner: string, after: bigint | undefined, limit: number): PlantPage | undefined {
+    this.freshen();
+    return this.pageCache.get(owner, pageKey(after, limit));
   }
 
   /** A page, and the id that follows it (undefined when none does). */
@@ -227,14 +235,18 @@ export class SqliteStore implements Store {
 
   /** Cached until another connection commits (token-cache.ts), so a revocation counts on the next request. */
   async findTokenByDigest(digest: string): Promise<TokenRecord | undefined> {
-    this.freshen();
-    const cached = this.tokenCache.get(digest);
+    const cached = this.cachedToken(digest);
     if (cached !== undefined) return cached;
     const row = guard(() => this.sql.tokenByDigest.get(Buffer.from(digest, 'hex')) as TokenRow | undefined);
     if (row === undefined) return undefined;
     const record = toTokenRecord(row);
     this.tokenCache.set(digest, record);
     return record;
+  }
+
+  cachedToken(digest: string): TokenRecord | undefined {
+    this.freshen();
+    return this.tokenCache.get(digest);
   }
 
   async listTokens(): Promise<TokenRecord[]> {
