@@ -7,7 +7,7 @@ import { PlantValidationError, plantJson, toNewPlant, type StoredPlant } from '.
 import type { PlantPage, PlantStore } from '../store/store.js';
 import { readJsonBody } from './body.js';
 import type { RequestContext } from './context.js';
-import { JSON_TYPE, sendJson, startAnswer } from './respond.js';
+import { JSON_TYPE, sendEmpty, sendJson, startAnswer } from './respond.js';
 import type { Operation } from './router.js';
 
 /** Pages up to this size are read in one query; larger answers stream from a snapshot. */
@@ -174,7 +174,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
     const id = parseInt64(raw);
     if (id === undefined) throw errors.badRequest('The plant id in the path must be a signed 64-bit integer in decimal digits.');
     if (!(await store.deletePlant(ctx.principal.owner, id))) throw errors.plantNotFound();
-    startAnswer(ctx, 204).end();
+    sendEmpty(ctx, 204);
   }
 
   return {
