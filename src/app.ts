@@ -13,7 +13,7 @@ import { applyCors } from './http/cors.js';
 import type { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { plantRoutes } from './http/plants-routes.js';
-import { isAnswerHeld, sendError, startAnswer, toApiError } from './http/respond.js';
+import { sendError, startAnswer, toApiError } from './http/respond.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { Router, type Match, type Operation } from './http/router.js';
 import { accessLog, type Logger } from './logger.js';
@@ -70,7 +70,7 @@ export function buildApp(parts: AppParts): RequestListener {
       const level = apiError.status === 500 ? 'error' : 'warn';
       logger[level]({ reqId: ctx.requestId, err: error }, 'request failed');
     }
-    if (ctx.res.headersSent || isAnswerHeld(ctx.res)) {
+    if (ctx.res.headersSent) {
       ctx.res.destroy(); // already answered: a second answer cannot follow
       return;
     }

@@ -1,7 +1,7 @@
 /**
- * Writing responses: every answer starts here (sendJson or sendEmpty, held to the end of the
- * turn; startAnswer for streams and the rest), so each carries X-Request-Id; and the one place
- * that turns a failure into an Error body.
+ * Writing responses: every answer starts here (sendJson or sendEmpty, whose bytes are held to
+ * the end of the turn; startAnswer for streams and the rest), so each carries X-Request-Id; and
+ * the one place that turns a failure into an Error body.
  */
 import type { ServerResponse } from 'node:http';
 import { ApiError, StoreUnavailableError, errors } from '../errors.js';
@@ -15,23 +15,24 @@ export type Answerable = Pick<RequestContext, 'res' | 'requestId'>;
 /**
  * A JSON answer with all its headers given to one writeHead: node:http's cheapest path (no
  * setHeader per header, measured at about 7 % of a cached GET). Headers set earlier (CORS) stay.
- * Written at the end of the event-loop turn, with the turn's other answers (see holdAnswer).
+ * The head is formed now (so a bad header fails here, and the answer counts as sent); the bytes
+ * go out at the end of the turn, with the turn's other answers (see holdBody).
  */
 export function sendJson(ctx: Answerable, status: number, body: string, headers?: Record<string, string>): void {
   const list: (string | number)[] = ['content-type', JSON_TYPE, 'content-length', Buffer.byteLength(body), 'x-request-id', ctx.requestId];
   if (headers !== undefined) for (const name in headers) list.push(name, headers[name] as string);
-  holdAnswer({ res: ctx.res, status, headers: list, body });
+  ctx.res.writeHead(status, list);
+  holdBody(ctx.res, body);
 }
 
 /** An answer without a body (204), written like sendJson's. */
 export function sendEmpty(ctx: Answerable, status: number): void {
-  holdAnswer({ res: ctx.res, status, headers: ['x-request-id', ctx.requestId], body: undefined });
+  ctx.res.writeHead(status, ['x-request-id', ctx.requestId]);
+  holdBody(ctx.res, undefined);
 }
 
 interface HeldAnswer {
   res: ServerResponse;
-  status: number;
-  headers: (string | number)[];
   body: string | undefined;
 }
 
@@ -39,32 +40,29 @@ let held: HeldAnswer[] = [];
 
 /**
  * Answers are written together in the check phase of the event-loop turn that produced them,
- * not one by one as each is ready. A run of writes back to back costs the kernel far less per
+ * not one by one as each is ready: a run of writes back to back costs the kernel far less per
  * answer than writes interleaved with reading and parsing the turn's other requests (on
- * 127.0.0.1 each lone write also wakes the client; `npm run bench`, README "Performance"). An
- * answer waits at most for the rest of its turn.
+ * 127.0.0.1 each lone write also wakes the client; README "Performance"). An answer waits for
+ * the rest of its turn, and behind any write batch that turn commits first; one given during
+ * the check phase itself goes out in the next turn.
  */
-function holdAnswer(answer: HeldAnswer): void {
-  if (held.push(answer) === 1) setImmediate(writeHeld);
+function holdBody(res: ServerResponse, body: string | undefined): void {
+  if (held.push({ res, body }) === 1) setImmediate(writeHeld);
 }
 
 function writeHeld(): void {
   const answers = held;
   held = [];
-  for (const { res, status, headers, body } of answers) {
-    if (res.destroyed) continue; // the client left; the access line says 499
-    try {
-      res.writeHead(status, headers);
-      res.end(body);
-    } catch {
-      res.destroy(); // headers we built failed node's checks: a bug, and the access line shows 499
+  for (const { res, body } of answers) {
+    // node marks a response destroyed only when its socket's 'close' event runs, after this
+    // phase: a client that reset its connection in this turn shows on the socket. A pipelined
+    // answer has no socket of its own yet; its request's is the connection.
+    if (res.destroyed || (res.socket ?? res.req.socket).destroyed) {
+      res.destroy(); // nothing is written; the access line says 499
+      continue;
     }
+    res.end(body);
   }
-}
-
-/** True while an answer for `res` waits for the end of its turn: it counts as sent. */
-export function isAnswerHeld(res: ServerResponse): boolean {
-  return held.some((answer) => answer.res === res);
 }
 
 /** Any other answer (a stream, a 204, another media type): its status and X-Request-Id; the caller adds the rest. */

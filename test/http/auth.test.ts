@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { issueToken } from '../../src/auth/api-tokens.js';
+import { openStore } from '../../src/store/open-store.js';
 import { startTestServer, storeKinds, uniqueName, type TestServer } from '../helpers/server.js';
 
 const REALM = 'Bearer realm="plantstore"';
@@ -139,3 +140,36 @@ for (const kind of storeKinds()) {
     });
   });
 }
+
+describe('authentication answered from memory (SQLite caches)', () => {
+  test('once a token is answered from memory, a revocation by another process or its expiry still counts on the next request', async (t) => {
+    const server = await startTestServer(t, 'sqlite');
+    const store = server.running.store;
+    let lookups = 0;
+    const findTokenByDigest = store.findTokenByDigest.bind(store);
+    store.findTokenByDigest = (digest) => {
+      lookups++;
+      return findTokenByDigest(digest);
+    };
+    const revoked = await issueToken(store, { user: uniqueName('revoked') });
+    const expiring = await issueToken(store, { user: uniqueName('expiring'), expiresInMs: 1500 });
+    assert.ok(revoked !== undefined && expiring !== undefined);
+    const tokens: string[] = [revoked.token, expiring.token];
+    const get = (token: string, path: string) => fetch(server.url + path, { headers: { authorization: `Bearer ${token}` } });
+    // The first uses go to the database (and recording "last used" empties the token cache).
+    for (let i = 0; i < 3; i++) for (const token of tokens) assert.equal((await get(token, '/plants?limit=5')).status, 200);
+    const warm = lookups;
+    for (const path of ['/plants?limit=5', '/plants']) for (const token of tokens) assert.equal((await get(token, path)).status, 200, path);
+    assert.equal(lookups, warm, 'these were answered from memory: the database was not asked');
+
+    // `plantstore token revoke` is another process: another connection to the same file.
+    const other = await openStore({ databaseUrl: server.settings.databaseUrl, databasePoolSize: 1 });
+    assert.equal(await other.revokeToken(revoked.record.id, new Date()), true);
+    await other.close();
+    for (const operation of OPERATIONS) await assertUnauthorized(await send(server, operation, `Bearer ${revoked.token}`), INVALID, `revoked: ${operation.method}`);
+
+    const expiresAt = expiring.record.expiresAt?.getTime() ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now() + 10)));
+    for (const operation of OPERATIONS) await assertUnauthorized(await send(server, operation, `Bearer ${expiring.token}`), INVALID, `expired: ${operation.method}`);
+  });
+});

@@ -1,27 +1,29 @@
 /**
- * Answers held to the end of the event-loop turn (respond.ts): written in the order they were
- * given, each whole, none for a client that left, and a failing one cut rather than lost silently.
+ * Answers whose bytes are held to the end of the event-loop turn (respond.ts): the head is formed
+ * at once, the bytes go out in order at the turn's end, and nothing is written for a client
+ * whose connection is gone.
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { test } from 'node:test';
-import { isAnswerHeld, sendEmpty, sendJson } from '../../src/http/respond.js';
+import { sendEmpty, sendJson } from '../../src/http/respond.js';
 import { startTestServer } from '../helpers/server.js';
 
 /** The part of a ServerResponse the writer uses, recording what it was given. */
 class RecordingResponse {
   destroyed = false;
-  readonly calls: string[] = [];
+  /** The connection; a pipelined answer waiting for its turn has none and goes by req.socket. */
+  socket: { destroyed: boolean } | null = { destroyed: false };
+  readonly req = { socket: { destroyed: false } };
 
   constructor(
     readonly name: string,
     private readonly log: string[],
-    private readonly failWriteHead = false,
   ) {}
 
   writeHead(status: number, headers: (string | number)[]): this {
-    if (this.failWriteHead) throw new TypeError('Invalid character in header content');
+    if (headers.some((value) => String(value).includes('\n'))) throw new TypeError('Invalid character in header content');
     this.log.push(`${this.name} head ${status} ${headers.join(',')}`);
     return this;
   }
@@ -44,22 +46,18 @@ function answerable(res: RecordingResponse, requestId: string) {
   return { res: res as unknown as ServerResponse, requestId };
 }
 
-test('answers given in one turn are written at its end, in order, each head then body', async () => {
+test('the head is formed at once; the bytes of a turn’s answers go out at its end, in order', async () => {
   const log: string[] = [];
   const first = new RecordingResponse('first', log);
   const second = new RecordingResponse('second', log);
   sendJson(answerable(first, 'r1'), 200, '[]', { link: '</plants?limit=1&after=1>; rel="next"' });
   sendEmpty(answerable(second, 'r2'), 204);
-  assert.deepEqual(log, [], 'nothing is written before the turn ends');
-  assert.equal(isAnswerHeld(first as unknown as ServerResponse), true);
-  await nextTurn();
   assert.deepEqual(log, [
     'first head 200 content-type,application/json,content-length,2,x-request-id,r1,link,</plants?limit=1&after=1>; rel="next"',
-    'first end []',
     'second head 204 x-request-id,r2',
-    'second end (none)',
   ]);
-  assert.equal(isAnswerHeld(first as unknown as ServerResponse), false, 'written, no longer held');
+  await nextTurn();
+  assert.deepEqual(log.slice(2), ['first end []', 'second end (none)']);
 });
 
 test('content-length counts bytes, not characters', async () => {
@@ -69,23 +67,26 @@ test('content-length counts bytes, not characters', async () => {
   assert.match(log[0] ?? '', /content-length,24,/);
 });
 
-test('an answer for a client that left is not written; the others still are', async () => {
+test('nothing is written for a connection that is gone, whichever way it shows; the others are', async () => {
   const log: string[] = [];
-  const gone = new RecordingResponse('gone', log);
+  const reset = new RecordingResponse('reset', log); // the client reset it in this turn: only the socket knows
+  const waiting = new RecordingResponse('waiting', log); // a pipelined answer without a socket yet
+  const destroyed = new RecordingResponse('destroyed', log);
   const stays = new RecordingResponse('stays', log);
-  sendJson(answerable(gone, 'r1'), 200, '[]');
-  sendJson(answerable(stays, 'r2'), 200, '[]');
-  gone.destroyed = true;
+  for (const [res, id] of [[reset, 'r1'], [waiting, 'r2'], [destroyed, 'r3'], [stays, 'r4']] as const) sendJson(answerable(res, id), 200, '[]');
+  log.length = 0;
+  reset.socket = { destroyed: true };
+  waiting.socket = null;
+  waiting.req.socket.destroyed = true;
+  destroyed.destroyed = true;
   await nextTurn();
-  assert.deepEqual(log, ['stays head 200 content-type,application/json,content-length,2,x-request-id,r2', 'stays end []']);
+  assert.deepEqual(log, ['reset destroyed', 'waiting destroyed', 'destroyed destroyed', 'stays end []']);
 });
 
-test('an answer node refuses to write is cut, and the turn’s other answers are written', async () => {
+test('a header node refuses fails the caller at once, so its error reaches the request’s error handling', () => {
   const log: string[] = [];
-  sendJson(answerable(new RecordingResponse('bad', log, true), 'r1'), 200, '[]');
-  sendJson(answerable(new RecordingResponse('good', log), 'r2'), 200, '[]');
-  await nextTurn();
-  assert.deepEqual(log, ['bad destroyed', 'good head 200 content-type,application/json,content-length,2,x-request-id,r2', 'good end []']);
+  assert.throws(() => sendJson(answerable(new RecordingResponse('bad', log), 'r1'), 200, '[]', { link: 'a\nb' }), TypeError);
+  assert.deepEqual(log, []);
 });
 
 test('pipelined requests on one connection are answered in order, whole', async (t) => {
