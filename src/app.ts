@@ -79,8 +79,9 @@ export function buildApp(parts: AppParts): RequestListener {
 
   /**
    * Runs the checks and the route. A request whose token and answer are in memory (a cached
-   * page, say) is answered before this returns, with no promise in between: undefined then.
-   * Anything that must wait returns a promise. Errors may be thrown or rejected.
+   * page, say) has its answer formed before this returns, with no promise in between (the bytes
+   * go out at the end of the turn, respond.ts): undefined then. Anything that must wait returns
+   * a promise. Errors may be thrown or rejected.
    */
   function dispatch(ctx: RequestContext, match: Match | undefined): Promise<void> | undefined {
     if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');

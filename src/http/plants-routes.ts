@@ -114,7 +114,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
     sendJson(ctx, 200, plantJson(stored), { location: `/plants/${stored.id}` });
   }
 
-  /** A page the store holds in memory is sent before this returns; anything else returns a promise. */
+  /** A page the store holds in memory is answered before this returns; anything else returns a promise. */
   function listPlants(ctx: RequestContext): Promise<void> | undefined {
     const { limit, after } = parseListParams(ctx.query);
     if (limit === 0) {
