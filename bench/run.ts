@@ -4,9 +4,7 @@
  * Writes bench/results/latest.md (quick.md with --quick, cpu-prof.md with --cpu-prof,
  * custom.md when --seconds, --reps or --scenarios change the run).
  *
- * Options: --quick (CI smoke: short, one repetition, no targets), --seconds <n> (≤ 15),
- * --reps <n>, --scenarios get,post,mixed,list-all, --cpu-prof <dir> (plantstore under
- * node --cpu-prof; profiles are written to <dir> when it stops).
+ * Options: see USAGE below (`npm run bench -- --help`).
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
@@ -21,15 +19,37 @@ import { DURABILITY, checkTargets, listAllTable, resultsTable, samplesTable, sum
 import { baselineTokens, seedBaseline, seedPlantstore } from './seed.js';
 import { startBaseline, startPlantstore, writeBatches, type RunningServer } from './servers.js';
 
-const { values: opts } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    seconds: { type: 'string' },
-    reps: { type: 'string' },
-    scenarios: { type: 'string', default: 'get,post,mixed,list-all' },
-    'cpu-prof': { type: 'string' },
-  },
-});
+const USAGE = `Usage: npm run bench -- [options]
+  --quick                 CI smoke run: short, one repetition, no targets (bench/results/quick.md)
+  --seconds <n>           seconds per run, at most 15 (default 10)
+  --reps <n>              repetitions of each scenario (default 5)
+  --scenarios <list>      any of get,post,mixed,list-all (default all)
+  --cpu-prof <dir>        run plantstore under node --cpu-prof, profiles in <dir>
+  --help                  this text
+A full default run writes bench/results/latest.md; other runs write custom.md or cpu-prof.md.`;
+
+function parseOptions() {
+  try {
+    return parseArgs({
+      options: {
+        help: { type: 'boolean', default: false },
+        quick: { type: 'boolean', default: false },
+        seconds: { type: 'string' },
+        reps: { type: 'string' },
+        scenarios: { type: 'string', default: 'get,post,mixed,list-all' },
+        'cpu-prof': { type: 'string' },
+      },
+    }).values;
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+const opts = parseOptions();
+if (opts.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const quick = opts.quick;
 const seconds = Math.min(15, Number(opts.seconds ?? (quick ? 2 : 10)));
 // Five, not the three the issue asks at least: on a shared host one disturbed repetition must not set a median.
