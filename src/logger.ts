@@ -33,8 +33,9 @@ const pause = (ms: number) => Atomics.wait(sleeper, 0, 0, ms);
  * measured its whole pending buffer on every line, and its writes in the thread pool could be
  * overtaken by a synchronous flush.) flushSync() writes everything held at once: for every error
  * line (pino tells a destination that asks for metadata each line's level) and on exit. A pipe
- * that stays full makes lines wait and, past 1 MB, drops the oldest; once a wait for it has timed out, error lines stop waiting until it takes
- * data again. A closed stdout (EPIPE) ends logging quietly, never the process.
+ * that stays full makes lines wait and, past 1 MB, drops the oldest; once a wait for it has
+ * timed out, error lines stop waiting until it takes data again. A closed stdout (EPIPE) ends
+ * logging quietly, never the process.
  */
 export class LineBatches implements pino.DestinationStream {
   /** Asks pino to set lastLevel before each write: cheaper than a logMethod hook on every call. */

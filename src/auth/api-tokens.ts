@@ -90,9 +90,9 @@ export class ApiTokenVerifier implements CredentialVerifier {
     const remembered = this.digests.get(token);
     if (remembered === undefined && !TOKEN_SHAPE.test(token)) throw errors.invalidToken();
     const digest = remembered ?? digestToken(token);
-    const record = await this.store.findTokenByDigest(digest);
-    if (remembered === undefined && this.isUsable(record)) this.remember(token, digest);
-    return this.admit(token, record);
+    const principal = this.admit(token, await this.store.findTokenByDigest(digest));
+    if (remembered === undefined) this.remember(token, digest);
+    return principal;
   }
 
   /**
@@ -107,17 +107,14 @@ export class ApiTokenVerifier implements CredentialVerifier {
     return record === undefined ? undefined : this.admit(token, record);
   }
 
-  private isUsable(record: TokenRecord | undefined): record is TokenRecord {
-    return record !== undefined && record.revokedAt === null && (record.expiresAt === null || record.expiresAt.getTime() > Date.now());
-  }
-
   /** The caller a record stands for; a missing, revoked or expired one is refused and its token forgotten. */
   private admit(token: string, record: TokenRecord | undefined): Principal {
-    if (!this.isUsable(record)) {
+    const now = Date.now();
+    if (record === undefined || record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt.getTime() <= now)) {
       this.digests.delete(token);
       throw errors.invalidToken();
     }
-    this.touch(record.id, Date.now());
+    this.touch(record.id, now);
     let principal = this.principals.get(record);
     if (principal === undefined) {
       principal = { owner: record.user, scopes: new Set(record.scopes) };

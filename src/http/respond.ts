@@ -65,7 +65,7 @@ function writeHeld(): void {
   }
 }
 
-/** Any other answer (a stream, a 204, another media type): its status and X-Request-Id; the caller adds the rest. */
+/** Any other answer (a stream, OPTIONS' 204, another media type): its status and X-Request-Id; the caller adds the rest. */
 export function startAnswer(ctx: Answerable, status: number): ServerResponse {
   ctx.res.statusCode = status;
   ctx.res.setHeader('x-request-id', ctx.requestId);
