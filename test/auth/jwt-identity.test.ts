@@ -92,6 +92,16 @@ describe('the scopes of a JWT caller', () => {
     assert.equal((await call(server.url, jwt, '/plants/1', { method: 'DELETE' })).status, 403);
   });
 
+  test('scope "plants:write" alone may POST and DELETE but not GET: writing does not include reading', async (t) => {
+    const { server, token } = await setUp(t);
+    const jwt = await token(userClaims({ scope: 'plants:write' }));
+    assert.equal((await call(server.url, jwt, '/plants', { method: 'POST', json: { id: 1, name: 'Fern' } })).status, 200);
+    const list = await call(server.url, jwt, '/plants');
+    assert.equal(list.status, 403);
+    assert.equal(list.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="insufficient_scope", scope="plants:read"');
+    assert.equal((await call(server.url, jwt, '/plants/1', { method: 'DELETE' })).status, 204);
+  });
+
   test('scp as an array (Entra, Okta) and scp as a space-separated string are accepted', async (t) => {
     const { server, token } = await setUp(t);
     for (const scp of [['plants:read', 'plants:write'], 'plants:read plants:write']) {

@@ -79,6 +79,17 @@ for (const kind of storeKinds()) {
       assertNoCors(preflight, 'preflight');
     });
 
+    test('CORS_ORIGINS takes a comma-separated list: each listed origin is allowed, others are not', async (t) => {
+      const other = 'https://admin.example';
+      const server = await startTestServer(t, kind, { corsOrigins: `${ORIGIN},${other}` });
+      const user = await server.user();
+      for (const origin of [ORIGIN, other]) {
+        const response = await user.request('/plants', { headers: { origin } });
+        assert.equal(response.headers.get('access-control-allow-origin'), origin, origin);
+      }
+      assertNoCors(await user.request('/plants', { headers: { origin: 'https://evil.example' } }), 'unlisted origin');
+    });
+
     test('an allowed origin (CORS_ORIGINS) gets CORS headers on responses, errors included', async (t) => {
       const server = await startTestServer(t, kind, { corsOrigins: ORIGIN });
       const user = await server.user();

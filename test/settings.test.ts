@@ -1,0 +1,34 @@
+/** The settings table of API.md ("Running it"): each default, and a flag for every setting. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SETTINGS, loadSettings } from '../src/settings.js';
+
+test('with nothing set, every setting has the default API.md gives it (rate limiting and JWTs off)', () => {
+  const settings = loadSettings({});
+  assert.equal(settings.port, 8080);
+  assert.equal(settings.host, '127.0.0.1');
+  assert.equal(settings.databaseUrl, 'sqlite:./data/plantstore.db');
+  assert.equal(settings.logLevel, 'info');
+  assert.equal(settings.bodyLimit, 16384);
+  assert.equal(settings.bootstrapToken, true);
+  assert.equal(settings.jwtSecret, undefined);
+  assert.equal(settings.jwtJwksUrl, undefined);
+  assert.equal(settings.jwtIssuer, undefined);
+  assert.equal(settings.jwtAudience, undefined);
+  assert.equal(settings.jwtOwnerClaim, 'sub');
+  assert.deepEqual(settings.corsOrigins, []);
+  assert.equal(settings.rateLimit, undefined);
+});
+
+test('every setting has its own command-line flag, and a flag wins over the environment', () => {
+  const flags = SETTINGS.map((spec) => spec.flag);
+  assert.equal(new Set(flags).size, SETTINGS.length);
+  for (const flag of flags) assert.match(flag, /^[a-z]+(-[a-z]+)*$/);
+  const settings = loadSettings(
+    { PORT: '9000', LOG_LEVEL: 'warn', CORS_ORIGINS: 'https://env.example' },
+    { port: '9001', logLevel: 'debug', corsOrigins: 'https://a.example,https://b.example' },
+  );
+  assert.equal(settings.port, 9001);
+  assert.equal(settings.logLevel, 'debug');
+  assert.deepEqual(settings.corsOrigins, ['https://a.example', 'https://b.example']);
+});
