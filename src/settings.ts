@@ -23,6 +23,7 @@ export interface Settings {
   corsOrigins: string[];
   rateLimit: RateLimit | undefined;
   workers: number;
+  responseBatching: boolean;
 }
 
 /** Requests allowed per owner per window (also the burst size). */
@@ -146,6 +147,14 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
     parse: optional(parseRateLimit),
   },
   { key: 'workers', env: 'WORKERS', flag: 'workers', default: '1', doc: 'processes serving one port (node cluster)', parse: integer(1, 256) },
+  {
+    key: 'responseBatching',
+    env: 'RESPONSE_BATCHING',
+    flag: 'response-batching',
+    default: 'true',
+    doc: "write each event-loop turn's responses together at its end (false: each at once)",
+    parse: boolean,
+  },
 ];
 
 const SECRET_SETTINGS: ReadonlySet<keyof Settings> = new Set(['jwtSecret']);

@@ -5,7 +5,7 @@ import type { RequestContext } from './context.js';
 import { docsRoutes } from './docs.js';
 import type { Metrics } from './metrics.js';
 import { openApiJson } from './openapi.js';
-import { sendJson, startAnswer } from './respond.js';
+import { sendJson, startResponse } from './respond.js';
 import type { Operation } from './router.js';
 
 const READINESS_TIMEOUT_MS = 2000;
@@ -35,7 +35,7 @@ export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number): Re
     }),
     '/metrics': publicGet(async (ctx) => {
       const body = await metrics.registry.metrics();
-      startAnswer(ctx, 200).setHeader('content-type', metrics.registry.contentType).end(body);
+      startResponse(ctx, 200).setHeader('content-type', metrics.registry.contentType).end(body);
     }),
     '/openapi.json': publicGet((ctx) => sendJson(ctx, 200, openapi)),
     ...docsRoutes(),
