@@ -64,7 +64,17 @@ function stdoutDestination(): DestinationStream {
       // stdout is full or gone: the process is ending either way
     }
   });
-  return destination;
+  // pino writes through this, so that nothing reaches a destination that broke and was destroyed.
+  const stream: DestinationStream & { flush(done?: () => void): void } = {
+    write: (line) => {
+      if (!broken) destination.write(line);
+    },
+    flush: (done) => {
+      if (!broken) destination.flush();
+      done?.();
+    },
+  };
+  return stream;
 }
 
 export function createLogger(level: LogLevel, destination: DestinationStream = stdoutDestination()): Logger {

@@ -13,7 +13,7 @@ test('the writes of one turn share one commit at its end, and each is answered a
   const batches: string[][] = [];
   const sizes: number[] = [];
   const batcher = new WriteBatcher(
-    (ops) => {
+    async (ops) => {
       batches.push(ops.map((op) => (op.kind === 'touchToken' ? op.id : op.kind)));
       return ops.map(() => changed);
     },
@@ -33,8 +33,8 @@ test('the writes of one turn share one commit at its end, and each is answered a
 
 test('a commit that fails refuses every write of its batch as unavailable', async () => {
   const batcher = new WriteBatcher(
-    () => {
-      throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+    async () => {
+      throw new StoreUnavailableError('SQLite write failed (SQLITE_IOERR): disk I/O error');
     },
     new EndOfTurn(),
   );
@@ -42,14 +42,24 @@ test('a commit that fails refuses every write of its batch as unavailable', asyn
   for (const result of results) assert.ok(result.status === 'rejected' && result.reason instanceof StoreUnavailableError);
 });
 
-test('commit() writes everything queued at once (closing does this)', async () => {
-  let committed = 0;
-  const batcher = new WriteBatcher((ops) => {
-    committed += ops.length;
+test('writes that arrive while a commit runs go together as the next batch; drain waits for all', async () => {
+  const batches: number[] = [];
+  let finishFirst: () => void = () => {};
+  const firstDone = new Promise<void>((resolve) => (finishFirst = resolve));
+  const batcher = new WriteBatcher(async (ops) => {
+    batches.push(ops.length);
+    if (batches.length === 1) await firstDone;
     return ops.map(() => changed);
   }, new EndOfTurn());
-  const pending = [batcher.write(touch('a')), batcher.write(touch('b'))];
-  batcher.commit();
-  assert.equal(committed, 2);
-  await Promise.all(pending);
+  const first = batcher.write(touch('a'));
+  await new Promise((resolve) => setImmediate(resolve));
+  const later = [1, 2, 3].map((n) => batcher.write(touch(`b${n}`)));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(batches, [1], 'the next batch waits for the running commit');
+  let drained = false;
+  const drain = batcher.drain().then(() => (drained = true));
+  finishFirst();
+  await Promise.all([first, ...later, drain]);
+  assert.deepEqual(batches, [1, 3]);
+  assert.ok(drained);
 });

@@ -1,8 +1,8 @@
 /**
- * The embedded store: one connection on the event loop, through prepared statements. Reads
- * answer at once; writes are grouped into one commit per turn of the event loop
- * (write-batcher.ts), synced before they are visible (connection.ts); long lists stream from
- * snapshot connections (snapshot-streams.ts).
+ * The embedded store: one connection on the event loop for reads, through prepared statements,
+ * which answer at once; writes grouped into shared commits (write-batcher.ts) that a writer
+ * thread makes and syncs before any connection can see them (writer-thread.ts); long lists
+ * stream from snapshot connections (snapshot-streams.ts).
  */
 import type Database from 'better-sqlite3';
 import type { StoredPlant } from '../../plants/plant.js';
@@ -15,7 +15,11 @@ import { plantFilter, type PlantRow } from './plant-filter.js';
 import { SnapshotStreams } from './snapshot-streams.js';
 import { mapSqliteErrors } from './sqlite-errors.js';
 import { WriteBatcher } from './write-batcher.js';
-import { prepareWriter, type SerializedToken } from './write-ops.js';
+import type { SerializedToken } from './write-ops.js';
+import { Writer } from './writer.js';
+
+/** A token row as a raw statement returns it (in TOKEN_COLUMNS order): cheaper to build than an object. */
+type TokenTuple = [string, string, string, bigint, bigint | null, bigint | null, bigint | null];
 
 export interface SqliteStoreOptions {
   /** Runs the group commit at the end of each turn; the server shares its own. */
@@ -27,7 +31,7 @@ export interface SqliteStoreOptions {
 function prepareReads(db: Database.Database) {
   return {
     plant: db.prepare('SELECT name, tag FROM plants WHERE owner = ? AND id = ?').raw(true),
-    tokenByDigest: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = ?`),
+    tokenByDigest: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = ?`).raw(true),
     tokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`),
     ping: db.prepare('SELECT 1'),
   };
@@ -36,7 +40,7 @@ function prepareReads(db: Database.Database) {
 function serializeToken(token: NewTokenRecord): SerializedToken {
   return {
     id: token.id,
-    digest: Buffer.from(token.digest, 'hex'),
+    digest: token.digest,
     user: token.user,
     scopes: token.scopes.join(' '),
     createdAt: token.createdAt.getTime(),
@@ -49,6 +53,7 @@ export class SqliteStore implements Store {
   private readonly sql: ReturnType<typeof prepareReads>;
   /** Page statements by WHERE clause (plant-filter.ts), prepared on first use. */
   private readonly pageStatements = new Map<string, Database.Statement>();
+  private readonly thread: Writer;
   private readonly writer: WriteBatcher;
   private readonly snapshots: SnapshotStreams;
 
@@ -70,7 +75,8 @@ export class SqliteStore implements Store {
     options: SqliteStoreOptions,
   ) {
     this.sql = prepareReads(db);
-    this.writer = new WriteBatcher(prepareWriter(db), options.endOfTurn ?? new EndOfTurn(), options.onWriteBatch);
+    this.thread = new Writer(path);
+    this.writer = new WriteBatcher((ops) => this.thread.run(ops), options.endOfTurn ?? new EndOfTurn(), options.onWriteBatch);
     this.snapshots = new SnapshotStreams(path);
   }
 
@@ -131,8 +137,10 @@ export class SqliteStore implements Store {
   }
 
   findTokenByDigest(digest: string): TokenRecord | undefined {
-    const row = mapSqliteErrors(() => this.sql.tokenByDigest.get(Buffer.from(digest, 'hex')) as TokenRow | undefined);
-    return row === undefined ? undefined : toTokenRecord(row);
+    const row = mapSqliteErrors(() => this.sql.tokenByDigest.get(Buffer.from(digest, 'hex')) as TokenTuple | undefined);
+    if (row === undefined) return undefined;
+    const [id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at] = row;
+    return toTokenRecord({ id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at });
   }
 
   async listTokens(): Promise<TokenRecord[]> {
@@ -153,7 +161,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.writer.commit();
+    await this.writer.drain();
+    await this.thread.close();
     this.snapshots.close();
     this.db.close();
   }
