@@ -84,8 +84,15 @@ let databaseUrl: string;
 let seeded: Seeded;
 if (database !== undefined) {
   databaseUrl = benchUrl(database);
-  seeded = await seedPostgres(database, bigUserPlants, many);
-  const pg = await postgresFacts(database);
+  let pg;
+  try {
+    seeded = await seedPostgres(database, bigUserPlants, many);
+    pg = await postgresFacts(database);
+  } catch (error) {
+    // The usual cause is an address, a password or a database that is not there: one line says which.
+    process.stderr.write(`bench: could not prepare ${new URL(database).host}: ${(error as Error).message.split('\n')[0]}\n`);
+    process.exit(2);
+  }
   storeFact = `store: PostgreSQL ${pg.version} at ${new URL(database).host}, schema plantstore_bench${postgresHere ? ', on this machine' : ''}`;
   durability = `PostgreSQL, synchronous_commit=${pg.synchronousCommit}: each 200/204 answered after its commit (plantstore and node+pg alike)`;
 } else {
