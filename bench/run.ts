@@ -11,23 +11,20 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listAll } from './list-all.js';
-import { hasWrk, type Scenario } from './load.js';
+import { hasWrk } from './load.js';
 import { loadAverage, machineFacts } from './machine.js';
-import { measure } from './measure.js';
 import { parseOptions } from './options.js';
-import { memoryOf } from './processes.js';
-import { listAllTable, resultsTable, samplesTable, summarize, type ListAllSummary, type Sample, type ServerName } from './report.js';
+import { listAllTable, resultsTable, samplesTable, summarize, type ServerName } from './report.js';
 import { runScale } from './scale.js';
-import { baselineMany, baselineTokens, manyUsers, seedBaseline, seedSqlite, type Seeded } from './seed.js';
+import { baselineMany, baselineTokens, manyUsers, seedSqlite, type Seeded } from './seed.js';
 import { benchUrl, dropBenchSchema, postgresFacts, seedPostgres } from './seed-postgres.js';
 import { writeManyFile } from './seeded-plants.js';
-import { defaultPoolSize, startBaseline, startPgBaseline, startPlantstore, writeBatches, type RunningServer } from './servers.js';
+import { runSideBySide } from './side-by-side.js';
 import { POSTGRES_GOALS, SQLITE_GOALS, checkTargets, targetsTable } from './targets.js';
 
 const opts = parseOptions();
 const loadBefore = loadAverage();
-const { quick, seconds, reps, loadScenarios, database } = opts;
+const { quick, seconds, reps, database } = opts;
 const warmupSeconds = quick ? 0 : 2;
 const connections = 50;
 // The big user is only for list-all; without it seeding is quick.
@@ -63,7 +60,7 @@ if (!useWrk) process.stderr.write('bench: wrk is not installed (apt-get install 
 const serverNames: ServerName[] = onPostgres ? ['baseline', 'node+pg', 'plantstore'] : ['baseline', 'plantstore'];
 const references: ServerName[] = onPostgres ? ['baseline', 'node+pg'] : ['baseline'];
 // The whole run is bounded: a hung server or load generator cannot keep CI waiting.
-const loadRuns = opts.scale ? 3 : loadScenarios.length * serverNames.length;
+const loadRuns = opts.scale ? 3 : opts.loadScenarios.length * serverNames.length;
 const plannedSeconds = loadRuns * (reps * (seconds + 3) + warmupSeconds + 3) + (opts.listAll && !opts.scale ? 400 : 0) + 300;
 setTimeout(() => {
   process.stderr.write(`bench: gave up after ${plannedSeconds} s\n`);
@@ -74,7 +71,6 @@ const say = (text: string) => process.stdout.write(`${text}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'plantstore-bench-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const logFile = join(dir, 'plantstore.log');
-const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 say(`bench: seeding ${onPostgres ? 'PostgreSQL' : 'SQLite'} (${bigUserPlants.toLocaleString('en')} plants for list-all, ${manyOwners} many-owners, their tokens through the CLI) in ${onPostgres ? 'schema plantstore_bench' : dir}`);
 const many = manyUsers(manyOwners);
@@ -133,81 +129,23 @@ try {
 process.exit(0);
 
 async function mainRun(): Promise<void> {
-  let nextIdBase = 1e9;
-  /** Requests each server answered, warm-up included: the divisor for a profile's per-request cost. */
-  const served: Partial<Record<ServerName, number>> = {};
-  const samples: Sample[] = [];
-
-  interface Under {
-    server: RunningServer;
-    token: (scenario: Scenario) => string;
-    manyFile: string;
-  }
-  async function once(under: Under, scenario: Scenario, runSeconds: number, rep: number) {
-    const { server } = under;
-    const counting = server.name === 'plantstore' && !onPostgres && scenario !== 'get';
-    const before = counting ? await writeBatches(server.origin) : undefined;
-    const idBase = nextIdBase;
-    nextIdBase += 1e9; // a fresh id range per run: creates never collide across repetitions
-    const load = { scenario, origin: server.origin, token: under.token(scenario), manyFile: under.manyFile, seed: rep + 1, idBase, seconds: runSeconds, connections };
-    const measured = await measure([server.pid], [load], useWrk, postgresHere);
-    served[server.name] = (served[server.name] ?? 0) + measured.result.requests;
-    let writesPerBatch: number | undefined;
-    if (before !== undefined) {
-      const after = await writeBatches(server.origin);
-      writesPerBatch = (after.writes - before.writes) / (after.batches - before.batches);
-    }
-    await pause(500); // let the server settle (GC, log flush) before the next one starts
-    return { ...measured, writesPerBatch };
-  }
-
-  if (loadScenarios.length > 0) {
-    const unders: Under[] = [];
-    const baseline = await startBaseline([...Object.values(baseTokens)], baseManyFile);
-    await seedBaseline(baseline.origin, baseTokens);
-    unders.push({ server: baseline, token: (s) => (s === 'many' ? '' : baseTokens[s]), manyFile: baseManyFile });
-    const psToken = (s: Scenario) => (s === 'many' ? '' : seeded.tokens[s]);
-    if (onPostgres) {
-      const owners = new Map([...Object.entries(seeded.tokens).map(([user, token]): [string, string] => [token, `bench-${user}`]), ...seeded.many.map((o): [string, string] => [o.token, o.user])]);
-      unders.push({ server: await startPgBaseline(databaseUrl, owners, defaultPoolSize()), token: psToken, manyFile: psManyFile });
-    }
-    const plantstore = await startPlantstore(databaseUrl, logFile, cpuProfDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfDir]);
-    unders.push({ server: plantstore, token: psToken, manyFile: psManyFile });
-    if (warmupSeconds > 0) {
-      say(`bench: warming up (${warmupSeconds} s per scenario and server)`);
-      for (const scenario of loadScenarios) for (const under of unders) await once(under, scenario, warmupSeconds, 0);
-    }
-    for (let rep = 0; rep < reps; rep++) {
-      for (const scenario of loadScenarios) {
-        for (const under of unders) {
-          const m = await once(under, scenario, seconds, rep);
-          samples.push({ rep, scenario, server: under.server.name, ...m });
-          const pgCpu = m.postgresCpuUs === undefined ? '' : `  PostgreSQL CPU ${m.postgresCpuUs.toFixed(0)} µs/req`;
-          say(
-            `  rep ${rep + 1}/${reps} ${scenario.padEnd(5)} ${under.server.name.padEnd(10)} ${m.result.rps.toFixed(0).padStart(6)} req/s  p50 ${m.result.p50Ms.toFixed(2)} ms  p99 ${m.result.p99Ms.toFixed(2)} ms  non-2xx ${m.result.non2xx + m.result.socketErrors}  server CPU ${m.serverCpuUs.toFixed(0)} µs/req${pgCpu}  other load ${m.otherCores.toFixed(2)} cores`,
-          );
-        }
-      }
-    }
-    for (const under of unders) await under.server.stop();
-    say(`bench: requests answered, warm-up included: ${Object.entries(served).map(([name, count]) => `${name} ${count}`).join(', ')}`);
-  }
-
-  let listAllSummary: ListAllSummary | undefined;
-  if (opts.listAll) {
-    say('bench: list-all on a fresh plantstore');
-    const server = await startPlantstore(databaseUrl, logFile);
-    // One small request first, so "idle" includes what every serving process has (writer thread, pool, JIT).
-    await (await fetch(`${server.origin}/plants?limit=1`, { headers: { authorization: `Bearer ${seeded.tokens.big}` } })).text();
-    await pause(1000);
-    const idle = memoryOf(server.pid);
-    const runs = [];
-    for (let i = 0; i < (quick ? 1 : 3); i++) runs.push(await listAll(server.origin, seeded.tokens.big, 120_000));
-    const after = memoryOf(server.pid);
-    await server.stop();
-    listAllSummary = { plantsSeeded: bigUserPlants, idleRssMb: idle.rssMb, hwmBeforeMb: idle.hwmMb, hwmAfterMb: after.hwmMb, runs };
-  }
-
+  const { samples, listAll: listAllSummary } = await runSideBySide({
+    ...opts,
+    warmupSeconds,
+    connections,
+    useWrk,
+    onPostgres,
+    postgresHere,
+    databaseUrl,
+    logFile,
+    cpuProfDir,
+    seeded,
+    bigUserPlants,
+    psManyFile,
+    baseTokens,
+    baseManyFile,
+    say,
+  });
   const rows = summarize(samples, references);
   const targets = quick ? [] : checkTargets(rows, onPostgres ? POSTGRES_GOALS : SQLITE_GOALS, listAllSummary);
   const baselines = onPostgres
