@@ -14,6 +14,8 @@ export const USAGE = `Usage: npm run bench -- [options]
                           two instances on one database, side by side (bench/results/scale.md)
   --cpu-prof <dir>        run plantstore under node --cpu-prof, profiles in <dir>
   --help                  this text
+Environment: BENCH_PLANTSTORE=<another build's build/src/cli.js> and BENCH_SERVE_ARGS="<flags>"
+  run another build or other settings of plantstore in the same harness (use with --seconds).
 A full default run writes bench/results/latest.md (SQLite), postgres.md (--database) or
 scale.md (--scale); --quick, --cpu-prof and other partial runs write files of their own.`;
 

@@ -54,7 +54,8 @@ export function defaultPoolSize(): number {
 /**
  * Starts `plantstore serve` with default settings (only the port and the database given, and
  * `serveArgs` such as --workers), its JSON log lines going to `logFile`. `nodeArgs` is for
- * profiling (--cpu-prof).
+ * profiling (--cpu-prof). BENCH_PLANTSTORE names another build's cli.js and BENCH_SERVE_ARGS
+ * adds flags, to compare builds or settings with the same harness.
  */
 export async function startPlantstore(databaseUrl: string, logFile: string, nodeArgs: readonly string[] = [], serveArgs: readonly string[] = []): Promise<RunningServer> {
   const port = await freePort();
@@ -62,7 +63,9 @@ export async function startPlantstore(databaseUrl: string, logFile: string, node
   const settingNames = new Set(SETTINGS.map((spec) => spec.env));
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !settingNames.has(name)));
   const log = openSync(logFile, 'a');
-  const child = startChild(process.execPath, [...nodeArgs, CLI, 'serve', '--port', String(port), '--database-url', databaseUrl, ...serveArgs], {
+  const cli = process.env.BENCH_PLANTSTORE ?? CLI;
+  const extra = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const child = startChild(process.execPath, [...nodeArgs, cli, 'serve', '--port', String(port), '--database-url', databaseUrl, ...serveArgs, ...extra], {
     env,
     stdio: ['ignore', log, log],
   });
