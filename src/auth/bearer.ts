@@ -1,6 +1,6 @@
 /**
  * RFC 6750 bearer parsing: the scheme is case-insensitive, the token must be a b64token,
- * and each kind of failure gets its own WWW-Authenticate answer.
+ * and each kind of failure gets its own WWW-Authenticate header.
  */
 import { errors } from '../errors.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';

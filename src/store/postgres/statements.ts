@@ -3,16 +3,13 @@
  * Values always travel as parameters; bigint ids go as their decimal text and come back as text.
  */
 import type pg from 'pg';
-import type { NewTokenRecord } from '../store.js';
+import type { ListQuery, NewTokenRecord } from '../store.js';
 import { TOKEN_COLUMNS } from '../token-row.js';
 
 type Statement = pg.QueryConfig<unknown[]>;
 
 /** Which of an owner's plants a list reads. */
-export interface PlantFilter {
-  after: bigint | undefined;
-  tag: string | undefined;
-}
+type PlantFilter = Pick<ListQuery, 'after' | 'tag'>;
 
 /** The WHERE clause for a filter, its values so far, and a statement name per shape of clause. */
 function plantFilter(prefix: string, owner: string, filter: PlantFilter): { name: string; where: string; values: unknown[] } {
