@@ -3,7 +3,7 @@
  * setting to change, exit status 1 and no stack trace; PostgreSQL retries are one short line.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
@@ -12,6 +12,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { CLI, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
 import { refusingPostgres } from '../helpers/refusing-postgres.js';
 import { postgresUrlOrSkipReason, tempDir } from '../helpers/server.js';
+import { unprivileged } from '../helpers/unprivileged.js';
 
 const postgres = postgresUrlOrSkipReason();
 
@@ -31,17 +32,6 @@ async function occupiedPort(t: TestContext): Promise<number> {
   await once(blocker, 'listening');
   t.after(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
   return (blocker.address() as AddressInfo).port;
-}
-
-/** How to run a command as an unprivileged user, or why that cannot be done here. */
-function unprivileged(): { wrapper: string[]; reason?: undefined } | { reason: string } {
-  if (process.getuid?.() !== 0) return { wrapper: [] };
-  try {
-    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
-  } catch {
-    return { reason: 'running as root without setpriv: root may write any folder' };
-  }
-  return { wrapper: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] };
 }
 
 describe('a start that cannot listen', () => {
