@@ -83,6 +83,7 @@ describe('the plantstore package', () => {
     assert.ok(shipped.has('LICENSE'));
     assert.match(readFileSync(join(root, 'LICENSE'), 'utf8'), /^MIT License\n\nCopyright \(c\) 2026 the plantstore authors\n/);
     assert.ok(shipped.has('build/src/cli.js'));
+    assert.ok(shipped.has('deploy/plantstore.service'), 'the systemd unit');
     assert.ok(![...shipped].some((file) => file.startsWith('build/test/') || file.startsWith('build/bench/')), 'no tests or benchmark');
 
     const maps = [...shipped].filter((file) => file.endsWith('.map'));
