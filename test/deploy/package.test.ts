@@ -58,7 +58,7 @@ describe('the plantstore package', () => {
   after(() => rmSync(copy, { recursive: true, force: true }));
   before(() => {
     copy = mkdtempSync(join(tmpdir(), 'plantstore-package-'));
-    for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'LICENSE', 'README.md', 'src']) {
+    for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'LICENSE', 'README.md', 'src', 'deploy']) {
       cpSync(join(PROJECT, name), join(copy, name), { recursive: true });
     }
     symlinkSync(join(PROJECT, 'node_modules'), join(copy, 'node_modules'));
