@@ -1,5 +1,5 @@
 /**
- * Boot: open the store, build the app, listen; and close in order (stop accepting, drain
+ * Boot: open the store, build the app, listen, print the first-start token; and close in order (stop accepting, drain
  * in-flight requests, close the database).
  */
 import { createServer, type Server } from 'node:http';
@@ -63,7 +63,6 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     onConnectionError: (err) => logger.warn({ err }, 'a database connection broke; the next query reconnects'),
     onWriteBatch: (size, seconds) => metrics.observeWriteBatch(size, seconds),
   });
-  if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
 
   const responses = settings.responseBatching ? new ResponseBatcher(endOfTurn) : undefined;
   const app = buildApp({ settings, store, authenticator: buildAuthenticator(settings, store, logger), logger, metrics, responses });
@@ -77,13 +76,21 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     },
     app,
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(settings.port, settings.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(settings.port, settings.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+    // Only once the port is ours: a start that cannot listen must not spend the one-time token.
+    if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
+  } catch (error) {
+    server.close();
+    await store.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${host}:${port}`;

@@ -98,10 +98,25 @@ function databaseUrl(raw: string): string {
   throw new Error('must be sqlite:<path> or postgres://…');
 }
 
+/** Why `text` is not an origin (scheme, host and optional port, nothing more), or undefined if it is one. */
+function originProblem(text: string): string | undefined {
+  if (text === '*') return 'a wildcard is not accepted: list each allowed origin, like https://app.example.com';
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `"${text}" is not an origin: write scheme and host, like https://app.example.com`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `"${text}" is not an origin: it must start with https:// or http://`;
+  if (text !== url.origin) return `"${text}" is not an origin: write it as ${url.origin}, without path, query or trailing slash`;
+  return undefined;
+}
+
 function origins(raw: string): string[] {
   const values = list(raw);
   for (const origin of values) {
-    if (origin !== new URL(origin).origin) throw new Error(`"${origin}" is not an origin like https://app.example.com`);
+    const problem = originProblem(origin);
+    if (problem !== undefined) throw new Error(problem);
   }
   return values;
 }
