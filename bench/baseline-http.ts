@@ -72,3 +72,32 @@ export function readJson(req: IncomingMessage, res: ServerResponse): Promise<New
     });
   });
 }
+
+/** What a baseline does for each route, for the caller its token stands for. */
+export interface BaselineRoutes<Caller> {
+  caller(token: string): Caller | undefined;
+  list(res: ServerResponse, caller: Caller, query: string): unknown;
+  create(req: IncomingMessage, res: ServerResponse, caller: Caller): unknown;
+  remove(res: ServerResponse, caller: Caller, id: number): unknown;
+}
+
+/** The routing both baselines share: 404, 401, then GET/POST /plants and DELETE /plants/{id}, else 405. */
+export function routeBaseline<Caller>(req: IncomingMessage, res: ServerResponse, routes: BaselineRoutes<Caller>): unknown {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  const isCollection = path === '/plants';
+  const isItem = path.startsWith('/plants/');
+  if (!isCollection && !isItem) return fail(res, 404, 'No such path.');
+  const token = bearerToken(req);
+  const caller = token === undefined ? undefined : routes.caller(token);
+  if (caller === undefined) return fail(res, 401, 'A valid bearer token is required.');
+  if (isCollection && req.method === 'GET') return routes.list(res, caller, q === -1 ? '' : url.slice(q + 1));
+  if (isCollection && req.method === 'POST') return routes.create(req, res, caller);
+  if (isItem && req.method === 'DELETE') {
+    const id = Number(path.slice('/plants/'.length));
+    if (!Number.isSafeInteger(id)) return fail(res, 400, 'Bad id.');
+    return routes.remove(res, caller, id);
+  }
+  return fail(res, 405, 'Method not allowed.');
+}

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { plantOf, readManyFile } from './seeded-plants.js';
 import { SortedPlants, type Plant } from './sorted-plants.js';
-import { bearerToken, fail, listQuery, readJson, send, sendPage } from './baseline-http.js';
+import { fail, listQuery, readJson, routeBaseline, send, sendPage } from './baseline-http.js';
 
 const plantsByToken = new Map<string, SortedPlants>();
 for (const token of (process.env.BENCH_TOKENS ?? '').split(',')) {
@@ -49,24 +49,14 @@ function list(res: ServerResponse, plants: SortedPlants, query: string): void {
   sendPage(res, JSON.stringify(page.plants), limit, page.more ? page.ids.at(-1) : undefined);
 }
 
-const server = createServer((req, res) => {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  const path = q === -1 ? url : url.slice(0, q);
-  const isCollection = path === '/plants';
-  const isItem = path.startsWith('/plants/');
-  if (!isCollection && !isItem) return fail(res, 404, 'No such path.');
-  const token = bearerToken(req);
-  const plants = token === undefined ? undefined : plantsByToken.get(token);
-  if (plants === undefined) return fail(res, 401, 'A valid bearer token is required.');
-  if (isCollection && req.method === 'GET') return list(res, plants, q === -1 ? '' : url.slice(q + 1));
-  if (isCollection && req.method === 'POST') return void create(req, res, plants);
-  if (isItem && req.method === 'DELETE') {
-    const id = Number(path.slice('/plants/'.length));
-    return plants.delete(id) ? send(res, 204) : fail(res, 404, 'No such plant.');
-  }
-  fail(res, 405, 'Method not allowed.');
-});
+const server = createServer((req, res) =>
+  routeBaseline(req, res, {
+    caller: (token) => plantsByToken.get(token),
+    list,
+    create: (request, response, plants) => void create(request, response, plants),
+    remove: (response, plants, id) => (plants.delete(id) ? send(response, 204) : fail(response, 404, 'No such plant.')),
+  }),
+);
 
 server.keepAliveTimeout = 5_000;
 server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {

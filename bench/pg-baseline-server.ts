@@ -13,7 +13,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { bearerToken, fail, listQuery, readJson, send, sendPage } from './baseline-http.js';
+import { fail, listQuery, readJson, routeBaseline, send, sendPage } from './baseline-http.js';
 
 const owners = new Map<string, string>();
 for (const pair of (process.env.BENCH_OWNERS ?? '').split(',')) {
@@ -77,28 +77,9 @@ async function remove(res: ServerResponse, owner: string, id: number): Promise<v
   return deleted.rowCount === 1 ? send(res, 204) : fail(res, 404, 'No such plant.');
 }
 
-async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  const path = q === -1 ? url : url.slice(0, q);
-  const isCollection = path === '/plants';
-  const isItem = path.startsWith('/plants/');
-  if (!isCollection && !isItem) return fail(res, 404, 'No such path.');
-  const token = bearerToken(req);
-  const owner = token === undefined ? undefined : owners.get(token);
-  if (owner === undefined) return fail(res, 401, 'A valid bearer token is required.');
-  if (isCollection && req.method === 'GET') return list(res, owner, q === -1 ? '' : url.slice(q + 1));
-  if (isCollection && req.method === 'POST') return create(req, res, owner);
-  if (isItem && req.method === 'DELETE') {
-    const id = Number(path.slice('/plants/'.length));
-    if (!Number.isSafeInteger(id)) return fail(res, 400, 'Bad id.');
-    return remove(res, owner, id);
-  }
-  fail(res, 405, 'Method not allowed.');
-}
-
 const server = createServer((req, res) => {
-  route(req, res).catch((error: unknown) => {
+  const routed = routeBaseline(req, res, { caller: (token) => owners.get(token), list, create, remove });
+  Promise.resolve(routed).catch((error: unknown) => {
     process.stderr.write(`${(error as Error).message}\n`);
     if (!res.headersSent) fail(res, 503, 'The database did not answer.');
   });

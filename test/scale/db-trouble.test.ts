@@ -76,7 +76,9 @@ describe('database trouble on postgres', { skip: postgres.reason }, () => {
     const proxy = await startTcpProxy(t, databaseAddress(databaseUrl));
     proxy.setMode('refuse');
     const starting = startServerProcess(t, { DATABASE_URL: throughProxy(databaseUrl, proxy), BOOTSTRAP_TOKEN: 'false' });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // A second refused connection means the first attempt failed and its retry line was logged.
+    const deadline = Date.now() + 15_000;
+    while (proxy.refused < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     proxy.setMode('open');
     const instance = await starting;
     assert.match(instance.stdout(), /the database does not answer; retrying the start/);

@@ -13,14 +13,20 @@ export type ProxyMode = 'open' | 'refuse' | 'blackhole';
 export interface TcpProxy {
   port: number;
   setMode(mode: ProxyMode): void;
+  /** Connections cut so far in refuse mode. */
+  readonly refused: number;
 }
 
 export async function startTcpProxy(t: TestContext, target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: ProxyMode = 'open';
+  let refused = 0;
   const pairs = new Set<[Socket, Socket | undefined]>();
   const server: Server = createServer((client) => {
     client.on('error', () => undefined);
-    if (mode === 'refuse') return void client.destroy();
+    if (mode === 'refuse') {
+      refused++;
+      return void client.destroy();
+    }
     if (mode === 'blackhole') {
       const held: [Socket, undefined] = [client, undefined];
       pairs.add(held);
@@ -46,6 +52,9 @@ export async function startTcpProxy(t: TestContext, target: { host: string; port
   });
   return {
     port: (server.address() as AddressInfo).port,
+    get refused() {
+      return refused;
+    },
     setMode(next) {
       const previous = mode;
       mode = next;
