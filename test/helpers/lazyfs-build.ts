@@ -111,7 +111,7 @@ export function buildLazyFs(): Promise<LazyFsBuild> {
 export async function lazyFsSkip(): Promise<string | false> {
   const build = await buildLazyFs();
   if (build.reason === undefined || process.env.REQUIRE_FUSE === '1') return false;
-  process.stdout.write(`# lazyfs tests skipped: ${build.reason}\n`);
+  process.stdout.write(`lazyfs tests skipped: ${build.reason}\n`);
   return build.reason;
 }
 
