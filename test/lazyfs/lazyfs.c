@@ -365,13 +365,22 @@ static void reply_entry(fuse_req_t req, const struct node *n, struct fuse_file_i
 	else fuse_reply_entry(req, &e);
 }
 
+/* The node of a request, or NULL once the request was answered with the error. */
+static struct node *node_arg(fuse_req_t req, fuse_ino_t ino)
+{
+	struct node *n = node_get(ino);
+	if (!n) fuse_reply_err(req, ENOENT);
+	return n;
+}
+
 static struct node *dir_arg(fuse_req_t req, fuse_ino_t ino)
 {
-	struct node *dir = node_get(ino);
-	if (!dir) fuse_reply_err(req, ENOENT);
-	else if (!S_ISDIR(dir->mode)) fuse_reply_err(req, ENOTDIR);
-	else return dir;
-	return NULL;
+	struct node *dir = node_arg(req, ino);
+	if (dir && !S_ISDIR(dir->mode)) {
+		fuse_reply_err(req, ENOTDIR);
+		return NULL;
+	}
+	return dir;
 }
 
 /* A listing holds one name per line. */
@@ -402,11 +411,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)fi;
-	struct node *n = node_get(ino);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
+	struct node *n = node_arg(req, ino);
+	if (!n) return;
 	struct stat st;
 	fill_attr(n, &st);
 	fuse_reply_attr(req, &st, CACHE_SECONDS);
@@ -415,17 +421,10 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, struct fuse_file_info *fi)
 {
 	(void)fi;
-	struct node *n = node_get(ino);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
+	struct node *n = node_arg(req, ino);
+	if (!n) return;
 	if (to_set & FUSE_SET_ATTR_SIZE) {
-		if (S_ISDIR(n->mode)) {
-			fuse_reply_err(req, EISDIR);
-			return;
-		}
-		int err = file_resize(n, (size_t)attr->st_size);
+		int err = S_ISDIR(n->mode) ? EISDIR : file_resize(n, (size_t)attr->st_size);
 		if (err) {
 			fuse_reply_err(req, err);
 			return;
@@ -554,11 +553,8 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct node *n = node_get(ino);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
+	struct node *n = node_arg(req, ino);
+	if (!n) return;
 	if (fi->flags & O_TRUNC) file_resize(n, 0);
 	n->open++;
 	fi->keep_cache = 1;
@@ -576,7 +572,8 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	fuse_reply_err(req, 0);
 }
 
-static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+/* flush (close) and releasedir: nothing to do, and closing never syncs. */
+static void op_nothing(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
 	(void)fi;
@@ -586,11 +583,8 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	(void)fi;
-	struct node *n = node_get(ino);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
+	struct node *n = node_arg(req, ino);
+	if (!n) return;
 	if ((size_t)off >= n->size) size = 0;
 	else if (size > n->size - (size_t)off) size = n->size - (size_t)off;
 	fuse_reply_buf(req, size ? n->data + off : NULL, size);
@@ -599,11 +593,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	(void)fi;
-	struct node *n = node_get(ino);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
+	struct node *n = node_arg(req, ino);
+	if (!n) return;
 	size_t end = (size_t)off + size;
 	if (end > n->size) {
 		int err = file_resize(n, end);
@@ -625,11 +616,8 @@ static void finish_sync(fuse_req_t req, struct node *n)
 
 static void schedule_sync(fuse_req_t req, fuse_ino_t ino)
 {
-	struct node *n = node_get(ino);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
+	struct node *n = node_arg(req, ino);
+	if (!n) return;
 	if (sync_delay_ms == 0) {
 		finish_sync(req, n);
 		return;
@@ -647,6 +635,7 @@ static void schedule_sync(fuse_req_t req, fuse_ino_t ino)
 	pending_tail = p;
 }
 
+/* fsync and fdatasync of a file, and fsync of a directory. */
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	(void)datasync;
@@ -686,20 +675,6 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, s
 	free(buf);
 }
 
-static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	(void)ino;
-	(void)fi;
-	fuse_reply_err(req, 0);
-}
-
-static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
-{
-	(void)datasync;
-	(void)fi;
-	schedule_sync(req, ino);
-}
-
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	(void)ino;
@@ -720,13 +695,13 @@ static const struct fuse_lowlevel_ops ops = {
 	.open = op_open,
 	.read = op_read,
 	.write = op_write,
-	.flush = op_flush,
+	.flush = op_nothing,
 	.release = op_release,
 	.fsync = op_fsync,
 	.opendir = op_opendir,
 	.readdir = op_readdir,
-	.releasedir = op_releasedir,
-	.fsyncdir = op_fsyncdir,
+	.releasedir = op_nothing,
+	.fsyncdir = op_fsync,
 	.statfs = op_statfs,
 	.create = op_create,
 };
