@@ -70,7 +70,10 @@ describe('power loss', { skip }, () => {
       traffic.start(4, 2);
       const startedAt = Date.now();
       await sleep(200 + Math.random() * 500);
-      while (traffic.ledger.created.size < 10) await sleep(10);
+      while (traffic.ledger.created.size < 10) {
+        assert.ok(Date.now() - startedAt < 20_000, `only ${traffic.ledger.created.size} creates were answered in 20 s`);
+        await sleep(10);
+      }
       await Promise.race([traffic.unansweredWriteShown(), sleep(1000, undefined, { ref: false })]);
       const ranFor = Date.now() - startedAt;
 
