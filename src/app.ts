@@ -34,7 +34,8 @@ export interface AppParts {
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CLIENT_CLOSED_REQUEST = 499;
 
-/** The path and query of a request target. Servers must also accept the absolute form
+/**
+ * The path and query of a request target. Servers must also accept the absolute form
  * (`GET http://host/plants`, RFC 9112 §3.2.2); anything else that is not a path matches no route.
  */
 function originForm(target: string): string {
