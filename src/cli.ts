@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `plantstore` command: serve (the default), token create|list|revoke, migrate.
+ * The `plantstore` command: serve (the default), token create|list|revoke, migrate, plants … (see cli/).
  * Every setting is a flag here and an environment variable; see settings.ts.
  */
 import { Command, Option } from 'commander';
@@ -11,6 +11,7 @@ import { SETTINGS, SettingError, loadSettings, type Settings } from './settings.
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { serve } from './serve.js';
+import { plantsCommand } from './cli/plants-command.js';
 
 function settingOptions(command: Command, keys: readonly (keyof Settings)[] | 'all'): Command {
   for (const spec of SETTINGS) {
@@ -110,6 +111,8 @@ settingOptions(token.command('revoke').description('revoke a token by its id (fr
     process.stdout.write(`revoked ${id}\n`);
   },
 );
+
+program.addCommand(plantsCommand());
 
 try {
   await program.parseAsync();

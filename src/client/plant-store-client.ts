@@ -81,11 +81,11 @@ export class PlantStoreClient {
     return { plants: readPlants(text, status), nextAfter: nextCursor(link) };
   }
 
-  /** Every plant of the caller (with this tag, when given), page by page, following the Link cursor. */
-  async *plants(options: { tag?: string; pageSize?: number } = {}): AsyncGenerator<Plant, void, undefined> {
+  /** Every plant of the caller (with this tag, after this id, when given), page by page, following the Link cursor. */
+  async *plants(options: { tag?: string; after?: PlantId; pageSize?: number } = {}): AsyncGenerator<Plant, void, undefined> {
     const limit = options.pageSize ?? PAGE_SIZE;
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('pageSize must be a positive integer.');
-    let after: bigint | undefined;
+    let after = options.after;
     do {
       const page = await this.listPlants({ limit, after, tag: options.tag });
       yield* page.plants;

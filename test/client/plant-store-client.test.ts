@@ -81,6 +81,7 @@ describe('PlantStoreClient against a live server', () => {
     assert.deepEqual(last, { plants: [{ id: 70n, name: 'p7', tag: 'odd' }], nextAfter: undefined });
 
     assert.deepEqual((await collect(client.plants({ pageSize: 2 }))).map((p) => p.id), [10n, 20n, 30n, 40n, 50n, 60n, 70n]);
+    assert.deepEqual((await collect(client.plants({ after: 30n, pageSize: 2 }))).map((p) => p.id), [40n, 50n, 60n, 70n]);
     const evens = await collect(client.plants({ tag: 'even', pageSize: 2 }));
     assert.deepEqual(evens, [
       { id: 20n, name: 'p2', tag: 'even' },
