@@ -8,9 +8,10 @@ import { open } from 'node:fs/promises';
 import { Command, Option, type CommanderError } from 'commander';
 import { PlantStoreClient, type Plant } from '../client/index.js';
 import { parseInt64, parseNonNegativeInt32 } from '../plants/int64.js';
-import { EXIT_USAGE, UsageError, describeFailure } from './cli-errors.js';
+import { EXIT_REFUSED, EXIT_USAGE, UsageError, describeFailure } from './cli-errors.js';
 import { formatOfPath, readPlants, type ImportFormat } from './plant-input.js';
 import { CSV_HEADER, plantCsv, plantJson, plantTable } from './plants-output.js';
+import { nodeFetch } from './node-fetch.js';
 import { runImport } from './run-import.js';
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -26,13 +27,13 @@ function plantId(text: string): bigint {
   return id;
 }
 
-function connect(command: Command): { client: PlantStoreClient; url: string } {
+function connect(command: Command, requestsInFlight: number): { client: PlantStoreClient; url: string } {
   const options = command.optsWithGlobals<GlobalOptions>();
   const url = options.url ?? process.env.PLANTSTORE_URL ?? DEFAULT_URL;
   const token = options.token ?? process.env.PLANTSTORE_TOKEN ?? '';
   if (token === '') throw new UsageError('no token: pass --token or set PLANTSTORE_TOKEN (plantstore token create --user <name> makes one)');
   try {
-    return { client: new PlantStoreClient({ baseUrl: url, token }), url };
+    return { client: new PlantStoreClient({ baseUrl: url, token, fetch: nodeFetch({ maxSockets: requestsInFlight }) }), url };
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
@@ -44,10 +45,11 @@ export async function output(text: string): Promise<void> {
 }
 
 /** Runs a command's work (which may return an exit code); a failure becomes one line on stderr and the exit code. */
-async function run(command: Command, work: (client: PlantStoreClient, url: string) => Promise<unknown>): Promise<void> {
+async function run(command: Command, work: (client: PlantStoreClient, url: string) => Promise<unknown>, requestsInFlight = 1): Promise<void> {
   let url = DEFAULT_URL;
+  process.stdout.on('error', stdoutFailed);
   try {
-    const connection = connect(command);
+    const connection = connect(command, requestsInFlight);
     url = connection.url;
     const code = await work(connection.client, url);
     if (typeof code === 'number') process.exitCode = code;
@@ -56,6 +58,17 @@ async function run(command: Command, work: (client: PlantStoreClient, url: strin
     process.stderr.write(`plantstore: ${line}\n`);
     process.exitCode = exitCode;
   }
+}
+
+/** A reader that stopped reading (`plants export | head`) ends the command quietly, as SIGPIPE would. */
+function stdoutFailed(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') process.stderr.write(`plantstore: cannot write the output: ${error.code ?? error.message}\n`);
+  process.exit(error.code === 'EPIPE' ? 0 : EXIT_REFUSED);
+}
+
+function usageFailure(message: string): void {
+  process.stderr.write(`plantstore: ${message}\n`);
+  process.exitCode = EXIT_USAGE;
 }
 
 async function printPlant(plant: Plant, json: boolean | undefined): Promise<void> {
@@ -150,14 +163,18 @@ export function plantsCommand(): Command {
     .argument('<file>', 'a file, or - for stdin')
     .addOption(new Option('--format <format>', 'the input format (default: from the file name, else from its first character)').choices(['jsonl', 'csv']))
     .option('--concurrency <n>', 'creates in flight at once', '32')
-    .action((file: string, options: { format?: ImportFormat; concurrency: string }, command: Command) =>
-      run(command, async (client, url) => {
-        const concurrency = parseNonNegativeInt32(options.concurrency);
-        if (concurrency === undefined || concurrency < 1 || concurrency > 1024) throw new UsageError('--concurrency must be a whole number from 1 to 1024');
-        const source = file === '-' ? process.stdin : await openInput(file);
-        return runImport(client, readPlants(source, options.format ?? (file === '-' ? undefined : formatOfPath(file))), { concurrency, url });
-      }),
-    );
+    .action((file: string, options: { format?: ImportFormat; concurrency: string }, command: Command) => {
+      const concurrency = parseNonNegativeInt32(options.concurrency) ?? 0;
+      if (concurrency < 1 || concurrency > 1024) return usageFailure('--concurrency must be a whole number from 1 to 1024');
+      return run(
+        command,
+        async (client, url) => {
+          const source = file === '-' ? process.stdin : await openInput(file);
+          return runImport(client, readPlants(source, options.format ?? (file === '-' ? undefined : formatOfPath(file))), { concurrency, url });
+        },
+        concurrency,
+      );
+    });
 
   return plants;
 }

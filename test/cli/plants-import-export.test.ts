@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { pipeCli, runCliWithInput } from '../helpers/cli-pipe.js';
-import { runCli } from '../helpers/process.js';
+import { CLI, runCli } from '../helpers/process.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 async function userEnv(server: TestServer): Promise<Record<string, string>> {
@@ -166,4 +168,21 @@ describe('plantstore plants export | plantstore plants import -', () => {
     const exported = await runCli(['plants', 'export', '--format', 'csv'], env);
     assert.equal(exported.stdout, 'id,name,tag\n-9223372036854775808,"Dragon tree, ""Dracaena""",\n9007199254740993,Monstera,aroid\n9223372036854775807,Fern,fern\n');
   });
+});
+
+test('plants export into a reader that stops early (| head) ends quietly with exit 0', async (t) => {
+  const server = await startTestServer(t);
+  const env = await userEnv(server);
+  let jsonl = '';
+  for (let i = 0; i < 3000; i++) jsonl += `{"id":${i},"name":"${'x'.repeat(100)}"}\n`;
+  assert.equal((await runCli(['plants', 'import', file(t, 'many.jsonl', jsonl)], env)).code, 0);
+  const child = spawn(process.execPath, [CLI, 'plants', 'export', '--format', 'csv'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [first] = (await once(child.stdout, 'data')) as [Buffer];
+  assert.match(first.toString(), /^id,name,tag\n/);
+  child.stdout.destroy();
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
 });
