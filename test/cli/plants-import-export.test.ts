@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { pipeCli, runCliWithInput } from '../helpers/cli-pipe.js';
@@ -185,4 +185,22 @@ test('plants export into a reader that stops early (| head) ends quietly with ex
   const [code] = (await once(child, 'exit')) as [number | null];
   assert.equal(stderr, '');
   assert.equal(code, 0);
+});
+
+test('on a terminal, import shows a progress line on stderr and clears it before the summary', async (t) => {
+  if (!existsSync('/usr/bin/script')) {
+    t.skip('util-linux script(1), which gives the command a terminal, is not installed');
+    return;
+  }
+  const server = await startTestServer(t);
+  const env = await userEnv(server);
+  const path = file(t, 'plants.csv', CSV);
+  const command = [process.execPath, CLI, 'plants', 'import', path].map((word) => `'${word}'`).join(' ');
+  const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let screen = '';
+  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(code, 0, screen);
+  assert.match(screen, /\r\x1b\[2Kimporting: [0-9]+ created, 0 unchanged, 0 conflicts, 0 refused lines/);
+  assert.match(screen, /\r\x1b\[2Kimported: 3 created, 0 unchanged, 0 conflicts, 0 refused lines\r?\n$/);
 });
