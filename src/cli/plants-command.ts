@@ -40,7 +40,7 @@ function connect(command: Command, requestsInFlight: number): { client: PlantSto
 }
 
 /** Writes to stdout, waiting when the reader is slower than we are. */
-export async function output(text: string): Promise<void> {
+async function output(text: string): Promise<void> {
   if (!process.stdout.write(text)) await once(process.stdout, 'drain');
 }
 
