@@ -1,80 +1,52 @@
 /**
- * The baseline: what plain node:http does on this machine with the same three routes and
- * response shapes, plants in a Map per token, no framework, no durability. It is the
- * ceiling every plantstore figure is divided by.
+ * The in-memory baseline: what plain node:http does on this machine with the same routes and
+ * response shapes, each token's plants in id order in memory (a page after an id by binary
+ * search, a Link header when more follow), no framework, no durability. It is the ceiling
+ * every plantstore figure is divided by.
  *
- * Usage: node build/bench/baseline-server.js <port>   (tokens in BENCH_TOKENS, comma-separated)
+ * Usage: node build/bench/baseline-server.js <port>
+ *   BENCH_TOKENS     comma-separated tokens it accepts, each with its own plants
+ *   BENCH_MANY_FILE  optional: a many-owner file (seeded-plants.ts) whose plants it starts with
  * Prints `listening <port>` on stdout once it accepts connections.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { plantOf, readManyFile } from './seeded-plants.js';
+import { SortedPlants, type Plant } from './sorted-plants.js';
+import { bearerToken, fail, listQuery, readJson, send, sendPage } from './baseline-http.js';
 
-interface Plant {
-  name: string;
-  tag?: string;
-}
-
-const plantsByToken = new Map<string, Map<number, Plant>>();
+const plantsByToken = new Map<string, SortedPlants>();
 for (const token of (process.env.BENCH_TOKENS ?? '').split(',')) {
-  if (token !== '') plantsByToken.set(token, new Map());
+  if (token !== '') plantsByToken.set(token, new SortedPlants());
 }
-
-function send(res: ServerResponse, status: number, body?: string, location?: string): void {
-  res.statusCode = status;
-  if (location !== undefined) res.setHeader('location', location);
-  if (body === undefined) {
-    res.end();
-    return;
+if (process.env.BENCH_MANY_FILE !== undefined) {
+  for (const { token, ids } of readManyFile(process.env.BENCH_MANY_FILE)) {
+    const plants = new SortedPlants();
+    for (const id of ids) {
+      const { name, tag } = plantOf(id);
+      plants.add(id, tag === null ? { name } : { name, tag });
+    }
+    plantsByToken.set(token, plants);
   }
-  res.setHeader('content-type', 'application/json');
-  res.setHeader('content-length', Buffer.byteLength(body));
-  res.end(body);
 }
 
-function fail(res: ServerResponse, status: number, message: string): void {
-  send(res, status, JSON.stringify({ error: status, message }));
-}
-
-function plantsOf(req: IncomingMessage): Map<number, Plant> | undefined {
-  const header = req.headers.authorization;
-  return header?.startsWith('Bearer ') === true ? plantsByToken.get(header.slice(7)) : undefined;
-}
-
-function create(req: IncomingMessage, res: ServerResponse, plants: Map<number, Plant>): void {
-  let text = '';
-  req.setEncoding('utf8');
-  req.on('data', (chunk: string) => (text += chunk));
-  req.on('end', () => {
-    let body: { id?: unknown; name?: unknown; tag?: unknown };
-    try {
-      body = JSON.parse(text) as typeof body;
-    } catch {
-      return fail(res, 400, 'The request body is not valid JSON.');
-    }
-    const { id, name, tag } = body;
-    if (!Number.isInteger(id) || typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
-      return fail(res, 400, 'The plant is not valid.');
-    }
-    const plant: Plant = tag === undefined ? { name } : { name, tag };
-    const stored = plants.get(id as number);
-    if (stored !== undefined && (stored.name !== plant.name || stored.tag !== plant.tag)) {
-      return fail(res, 409, 'A different plant with this id exists.');
-    }
-    if (stored === undefined) plants.set(id as number, plant);
-    send(res, 200, JSON.stringify(plant), `/plants/${String(id)}`);
-  });
-}
-
-/** Plants in insertion order: the bench inserts each user's ids in ascending order, so this is id order. */
-function list(res: ServerResponse, plants: Map<number, Plant>, query: string): void {
-  const raw = new URLSearchParams(query).get('limit');
-  const limit = raw === null ? Infinity : Number(raw);
-  const page: Plant[] = [];
-  for (const plant of plants.values()) {
-    if (page.length >= limit) break;
-    page.push(plant);
+async function create(req: IncomingMessage, res: ServerResponse, plants: SortedPlants): Promise<void> {
+  const body = await readJson(req, res);
+  if (body === undefined) return;
+  const plant: Plant = body.tag === null ? { name: body.name } : { name: body.name, tag: body.tag };
+  const stored = plants.get(body.id);
+  if (stored !== undefined && (stored.name !== plant.name || stored.tag !== plant.tag)) {
+    return fail(res, 409, 'A different plant with this id exists.');
   }
-  send(res, 200, JSON.stringify(page));
+  plants.add(body.id, plant);
+  send(res, 200, JSON.stringify(stored ?? plant), `/plants/${String(body.id)}`);
+}
+
+function list(res: ServerResponse, plants: SortedPlants, query: string): void {
+  const { after, limit } = listQuery(query);
+  if (Number.isNaN(after) || Number.isNaN(limit)) return fail(res, 400, 'Bad limit or after.');
+  const page = plants.page(after, limit ?? Infinity);
+  sendPage(res, JSON.stringify(page.plants), limit, page.more ? page.ids.at(-1) : undefined);
 }
 
 const server = createServer((req, res) => {
@@ -84,10 +56,11 @@ const server = createServer((req, res) => {
   const isCollection = path === '/plants';
   const isItem = path.startsWith('/plants/');
   if (!isCollection && !isItem) return fail(res, 404, 'No such path.');
-  const plants = plantsOf(req);
+  const token = bearerToken(req);
+  const plants = token === undefined ? undefined : plantsByToken.get(token);
   if (plants === undefined) return fail(res, 401, 'A valid bearer token is required.');
   if (isCollection && req.method === 'GET') return list(res, plants, q === -1 ? '' : url.slice(q + 1));
-  if (isCollection && req.method === 'POST') return create(req, res, plants);
+  if (isCollection && req.method === 'POST') return void create(req, res, plants);
   if (isItem && req.method === 'DELETE') {
     const id = Number(path.slice('/plants/'.length));
     return plants.delete(id) ? send(res, 204) : fail(res, 404, 'No such plant.');

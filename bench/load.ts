@@ -7,13 +7,19 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { run } from './processes.js';
 
-export type Scenario = 'get' | 'post' | 'mixed';
+export const LOAD_SCENARIOS = ['get', 'post', 'mixed', 'many'] as const;
+export type Scenario = (typeof LOAD_SCENARIOS)[number];
 
 export interface LoadSpec {
   scenario: Scenario;
   /** http://127.0.0.1:<port> */
   origin: string;
+  /** The scenario's token; many reads its owners' tokens from `manyFile` instead. */
   token: string;
+  /** The many-owner file (seeded-plants.ts) of this server's tokens. */
+  manyFile: string;
+  /** Seeds the random choices of many: the same in both servers' runs of one repetition. */
+  seed: number;
   /** Ids created by this run are idBase + 1, idBase + 2, … */
   idBase: number;
   seconds: number;
@@ -63,6 +69,8 @@ export async function runLoad(spec: LoadSpec, useWrk: boolean): Promise<LoadResu
     BENCH_LUA_DIR: LUA_DIR,
     BENCH_TOKEN: spec.token,
     BENCH_ID_BASE: String(spec.idBase),
+    BENCH_MANY_FILE: spec.manyFile,
+    BENCH_SEED: String(spec.seed),
     BENCH_SCENARIO: spec.scenario,
     BENCH_ORIGIN: spec.origin,
     BENCH_SECONDS: String(spec.seconds),

@@ -4,16 +4,21 @@
  * Far weaker than wrk (it shares Node's overheads), so its figures are only a smoke test.
  */
 import { Agent, request } from 'node:http';
+import { readManyFile } from './seeded-plants.js';
 
 const env = (name: string) => process.env[name] ?? '';
 const origin = new URL(env('BENCH_ORIGIN'));
 const scenario = env('BENCH_SCENARIO');
-const auth = `Bearer ${env('BENCH_TOKEN')}`;
+const token = env('BENCH_TOKEN');
 const base = Number(env('BENCH_ID_BASE'));
 const connections = Number(env('BENCH_CONNECTIONS'));
 const endAt = performance.now() + Number(env('BENCH_SECONDS')) * 1000;
 const agent = new Agent({ keepAlive: true, maxSockets: connections });
 const LAG = 200;
+const owners = scenario === 'many' ? readManyFile(env('BENCH_MANY_FILE')) : [];
+/** Owner (index into owners) of each plant posted in a many run, by post number. */
+const postedOwner = new Map<number, number>();
+const pick = (count: number) => Math.floor(Math.random() * count);
 
 const latenciesUs: number[] = [];
 let n = 0;
@@ -22,24 +27,31 @@ let deleted = 0;
 let non2xx = 0;
 let socketErrors = 0;
 
-function next(): { method: string; path: string; body?: string } {
+function next(): { method: string; path: string; body?: string; token: string } {
   n++;
   const slot = n % 20;
-  const create = scenario === 'post' || (scenario === 'mixed' && slot >= 2 && slot <= 4);
+  const create = scenario === 'post' || ((scenario === 'mixed' || scenario === 'many') && slot >= 2 && slot <= 4);
   if (create) {
     posted++;
-    return { method: 'POST', path: '/plants', body: JSON.stringify({ id: base + posted, name: `bench plant ${posted}`, tag: 'bench' }) };
+    const owner = pick(owners.length);
+    if (scenario === 'many') postedOwner.set(posted, owner);
+    const body = JSON.stringify({ id: base + posted, name: `bench plant ${posted}`, tag: 'bench' });
+    return { method: 'POST', path: '/plants', body, token: owners[owner]?.token ?? token };
   }
-  if (scenario === 'mixed' && slot === 5 && deleted + LAG < posted) {
+  if ((scenario === 'mixed' || scenario === 'many') && slot === 5 && deleted + LAG < posted) {
     deleted++;
-    return { method: 'DELETE', path: `/plants/${base + deleted}` };
+    const owner = postedOwner.get(deleted);
+    postedOwner.delete(deleted);
+    return { method: 'DELETE', path: `/plants/${base + deleted}`, token: owner === undefined ? token : (owners[owner]?.token ?? token) };
   }
-  return { method: 'GET', path: '/plants?limit=10' };
+  const owner = owners[pick(owners.length)];
+  if (owner === undefined) return { method: 'GET', path: '/plants?limit=10', token };
+  return { method: 'GET', path: `/plants?limit=10&after=${owner.ids[pick(owner.ids.length)] ?? 0}`, token: owner.token };
 }
 
 function once(): Promise<void> {
-  const { method, path, body } = next();
-  const headers: Record<string, string> = { authorization: auth };
+  const { method, path, body, token: bearer } = next();
+  const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const started = performance.now();
   return new Promise((resolve) => {

@@ -3,7 +3,7 @@
  * on success, on error and on a signal, so no server or wrk outlives a run.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 const children = new Set<ChildProcess>();
@@ -88,36 +88,88 @@ export function memoryOf(pid: number): { rssMb: number; hwmMb: number } {
   return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
 }
 
-/** CPU seconds from /proc: the whole machine's busy time, one process's, and this runner's reaped children's. */
+/** CPU seconds from /proc: the whole machine's busy time, the servers', PostgreSQL's, and this runner's reaped children's. */
 export interface CpuSnapshot {
   machine: number;
+  /** The servers under test, each with its live descendants (cluster workers). */
   server: number;
+  /** Every PostgreSQL process on this machine, reaped backends included; undefined when none runs here. */
+  postgres: number | undefined;
   self: number;
 }
 
 const TICKS = 100; // USER_HZ on Linux
 
-function procStatTimes(path: string): number[] {
-  const text = readFileSync(path, 'utf8');
-  return text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+interface ProcessCpu {
+  pid: number;
+  ppid: number;
+  comm: string;
+  /** utime + stime + cutime + cstime, in ticks: its own CPU and that of the children it reaped. */
+  ticks: number;
 }
 
-export function cpuSnapshot(serverPid: number): CpuSnapshot {
+function processCpu(pid: number | 'self'): ProcessCpu | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // gone meanwhile
+  }
+  const close = text.lastIndexOf(')');
+  // After the ')' field 3 is the state, so ppid is at 1 and utime..cstime (fields 14–17) sit at 11–14.
+  const fields = text.slice(close + 2).split(' ').map(Number);
+  const ticks = fields.slice(11, 15).reduce((a, b) => a + b, 0);
+  return { pid: Number(text.slice(0, text.indexOf(' '))), ppid: fields[1] ?? 0, comm: text.slice(text.indexOf('(') + 1, close), ticks };
+}
+
+function allProcesses(): ProcessCpu[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => processCpu(Number(name)) ?? []);
+}
+
+/** CPU ticks of the processes rooted at `roots` and their live descendants. */
+function treeTicks(all: readonly ProcessCpu[], roots: readonly number[]): number {
+  const byParent = new Map<number, ProcessCpu[]>();
+  for (const proc of all) {
+    const siblings = byParent.get(proc.ppid);
+    if (siblings === undefined) byParent.set(proc.ppid, [proc]);
+    else siblings.push(proc);
+  }
+  let ticks = 0;
+  const visit = (proc: ProcessCpu) => {
+    ticks += proc.ticks;
+    for (const child of byParent.get(proc.pid) ?? []) visit(child);
+  };
+  for (const root of all.filter((proc) => roots.includes(proc.pid))) visit(root);
+  return ticks;
+}
+
+/** Postmasters: processes named postgres whose parent is not one. */
+function postmasters(all: readonly ProcessCpu[]): number[] {
+  const comm = new Map(all.map((proc) => [proc.pid, proc.comm]));
+  return all.filter((proc) => proc.comm === 'postgres' && comm.get(proc.ppid) !== 'postgres').map((proc) => proc.pid);
+}
+
+export function cpuSnapshot(serverPids: readonly number[]): CpuSnapshot {
   const cpu = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').split(/\s+/).slice(1).map(Number);
   // user nice system idle iowait irq softirq steal: everything but idle and iowait is busy.
   const busy = cpu.slice(0, 8).reduce((sum, ticks, i) => (i === 3 || i === 4 ? sum : sum + ticks), 0);
-  // After the ')' field 3 is the state, so utime..cstime (fields 14–17) sit at 11–14.
-  const server = procStatTimes(`/proc/${serverPid}/stat`);
-  const self = procStatTimes('/proc/self/stat');
-  const sum = (times: number[], from: number, to: number) => times.slice(from, to + 1).reduce((a, b) => a + b, 0);
-  return { machine: busy / TICKS, server: sum(server, 11, 12) / TICKS, self: sum(self, 11, 14) / TICKS };
+  const all = allProcesses();
+  const pgRoots = postmasters(all);
+  return {
+    machine: busy / TICKS,
+    server: treeTicks(all, serverPids) / TICKS,
+    postgres: pgRoots.length === 0 ? undefined : treeTicks(all, pgRoots) / TICKS,
+    self: (processCpu('self')?.ticks ?? 0) / TICKS,
+  };
 }
 
 /**
- * Cores' worth of CPU that neither the server nor the load generator (a reaped child of this
- * runner) used between two snapshots: other work on a shared machine that skews a run.
+ * Cores' worth of CPU that neither the servers, PostgreSQL nor the load generator (a reaped
+ * child of this runner) used between two snapshots: other work on a shared machine that skews a run.
  */
 export function foreignCores(before: CpuSnapshot, after: CpuSnapshot, seconds: number): number {
-  const ours = after.server - before.server + (after.self - before.self);
+  const ours = after.server - before.server + (after.self - before.self) + ((after.postgres ?? 0) - (before.postgres ?? 0));
   return Math.max(0, after.machine - before.machine - ours) / seconds;
 }

@@ -1,22 +1,30 @@
-/** Medians, the results table, the targets of issue 5, and the Markdown file. */
+/** Medians of the samples, the results tables and the Markdown pieces of a run. */
 import type { ListAllResult } from './list-all.js';
 import type { LoadResult, Scenario } from './load.js';
+import type { ServerName } from './servers.js';
 
-export type ServerName = 'baseline' | 'plantstore';
-
-export const DURABILITY = "SQLite WAL, each 200 answered after the fdatasync of the WAL that holds its commit (group commit)";
+export type { ServerName };
 
 export interface Sample {
   rep: number;
   scenario: Scenario;
   server: ServerName;
   result: LoadResult;
-  /** plantstore only: writes committed per transaction during this run (group commit). */
+  /** plantstore on SQLite only: writes committed per transaction during this run (group commit). */
   writesPerBatch: number | undefined;
   /** CPU that other processes used during the run, in cores: a shared machine skews figures. */
   otherCores: number;
-  /** CPU time the server process (all threads) spent per request answered, in µs. */
+  /** CPU time the server process (all threads and workers) spent per request answered, in µs. */
   serverCpuUs: number;
+  /** CPU time PostgreSQL's processes spent per request answered, in µs; undefined without PostgreSQL here. */
+  postgresCpuUs: number | undefined;
+}
+
+export interface Ratio {
+  /** Median over repetitions of this run's req/s divided by the reference's in the same repetition. */
+  rps: number;
+  /** The same for p99 latency. */
+  p99: number;
 }
 
 export interface Row {
@@ -28,10 +36,9 @@ export interface Row {
   /** Summed over the repetitions; socket errors included. */
   non2xx: number;
   serverCpuUs: number;
-  /** Median over repetitions of this run's req/s divided by the baseline's in the same repetition. */
-  ratio: number;
-  /** The same for p99 latency. */
-  p99Ratio: number;
+  postgresCpuUs: number | undefined;
+  /** Against each reference server of the run (the in-memory baseline, and node+pg on PostgreSQL). */
+  ratios: Partial<Record<ServerName, Ratio>>;
   writesPerBatch: number | undefined;
 }
 
@@ -43,13 +50,6 @@ export interface ListAllSummary {
   runs: ListAllResult[];
 }
 
-export interface Target {
-  name: string;
-  goal: string;
-  measured: string;
-  met: boolean;
-}
-
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -57,13 +57,31 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-export function summarize(samples: readonly Sample[]): Row[] {
+const finite = (values: readonly (number | undefined)[]) => values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+
+/**
+ * One row per scenario and server. Each ratio pairs a run with the reference's run of the same
+ * repetition, so both saw the same machine; the median of those pairs is steadier than a ratio
+ * of medians on a shared host.
+ */
+export function summarize(samples: readonly Sample[], references: readonly ServerName[]): Row[] {
   const rows: Row[] = [];
-  for (const scenario of ['get', 'post', 'mixed'] as const) {
-    for (const server of ['baseline', 'plantstore'] as const) {
+  const scenarios = [...new Set(samples.map((s) => s.scenario))];
+  const servers = [...new Set(samples.map((s) => s.server))];
+  for (const scenario of scenarios) {
+    for (const server of servers) {
       const mine = samples.filter((s) => s.scenario === scenario && s.server === server);
       if (mine.length === 0) continue;
-      const batches = mine.map((s) => s.writesPerBatch).filter((v): v is number => v !== undefined && Number.isFinite(v));
+      const ratios: Row['ratios'] = {};
+      for (const reference of references) {
+        const pairs = mine.flatMap((s) => {
+          const ref = samples.find((r) => r.scenario === scenario && r.server === reference && r.rep === s.rep);
+          return ref === undefined ? [] : [{ rps: s.result.rps / ref.result.rps, p99: s.result.p99Ms / ref.result.p99Ms }];
+        });
+        if (pairs.length > 0) ratios[reference] = { rps: median(pairs.map((p) => p.rps)), p99: median(pairs.map((p) => p.p99)) };
+      }
+      const batches = finite(mine.map((s) => s.writesPerBatch));
+      const pgCpu = finite(mine.map((s) => s.postgresCpuUs));
       rows.push({
         scenario,
         server,
@@ -72,22 +90,11 @@ export function summarize(samples: readonly Sample[]): Row[] {
         p99Ms: median(mine.map((s) => s.result.p99Ms)),
         non2xx: mine.reduce((sum, s) => sum + s.result.non2xx + s.result.socketErrors, 0),
         serverCpuUs: median(mine.map((s) => s.serverCpuUs)),
-        ratio: NaN,
-        p99Ratio: NaN,
+        postgresCpuUs: pgCpu.length === 0 ? undefined : median(pgCpu),
+        ratios,
         writesPerBatch: batches.length === 0 ? undefined : median(batches),
       });
     }
-  }
-  // Each ratio pairs a plantstore run with the baseline run just before it, so both saw the
-  // same machine; the median of those pairs is steadier than a ratio of medians on a shared host.
-  for (const row of rows) {
-    const pairs = samples.filter((s) => s.scenario === row.scenario && s.server === 'plantstore');
-    const ratios = pairs.flatMap((ps) => {
-      const base = samples.find((s) => s.scenario === ps.scenario && s.server === 'baseline' && s.rep === ps.rep);
-      return base === undefined ? [] : [{ rps: ps.result.rps / base.result.rps, p99: ps.result.p99Ms / base.result.p99Ms }];
-    });
-    row.ratio = row.server === 'baseline' ? 1 : median(ratios.map((r) => r.rps));
-    row.p99Ratio = row.server === 'baseline' ? 1 : median(ratios.map((r) => r.p99));
   }
   return rows;
 }
@@ -100,38 +107,31 @@ export function listAllFigures(summary: ListAllSummary) {
   };
 }
 
-export function checkTargets(rows: readonly Row[], listAll: ListAllSummary | undefined): Target[] {
-  const targets: Target[] = [];
-  const goals: Record<Scenario, number> = { get: 0.7, post: 0.5, mixed: 0.6 };
-  for (const scenario of ['get', 'post', 'mixed'] as const) {
-    const ps = rows.find((r) => r.scenario === scenario && r.server === 'plantstore');
-    const base = rows.find((r) => r.scenario === scenario && r.server === 'baseline');
-    if (ps === undefined || base === undefined) continue;
-    targets.push({ name: `${scenario} req/s ratio`, goal: `≥ ${goals[scenario].toFixed(2)}`, measured: ps.ratio.toFixed(2), met: ps.ratio >= goals[scenario] });
-    targets.push({
-      name: `${scenario} p99`,
-      goal: '≤ 2 × baseline p99',
-      measured: `${ps.p99Ratio.toFixed(2)} × (medians ${ps.p99Ms.toFixed(2)} ms vs ${base.p99Ms.toFixed(2)} ms)`,
-      met: ps.p99Ratio <= 2,
-    });
-  }
-  if (listAll !== undefined) {
-    const { firstByteMs, growthMb } = listAllFigures(listAll);
-    targets.push({ name: 'list-all peak RSS growth over idle', goal: '≤ 50 MB', measured: `${growthMb.toFixed(1)} MB`, met: growthMb <= 50 });
-    targets.push({ name: 'list-all first byte', goal: '< 100 ms', measured: `${firstByteMs.toFixed(1)} ms`, met: firstByteMs < 100 });
-  }
-  return targets;
-}
-
-function table(header: readonly string[], body: readonly (readonly string[])[]): string[] {
+export function table(header: readonly string[], body: readonly (readonly string[])[]): string[] {
   return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...body.map((cells) => `| ${cells.join(' | ')} |`)];
 }
 
-const num = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
+export const num = (value: number | undefined, digits = 0) => (value !== undefined && Number.isFinite(value) ? value.toFixed(digits) : '—');
 
-export function resultsTable(rows: readonly Row[]): string[] {
+const REFERENCE_LABEL: Record<ServerName, string> = { baseline: 'in-memory baseline', 'node+pg': 'node+pg', plantstore: 'plantstore' };
+
+/** The columns that a run has figures for: PostgreSQL's CPU and write batches only where measured. */
+export function resultsTable(rows: readonly Row[], references: readonly ServerName[]): string[] {
+  const withPg = rows.some((r) => r.postgresCpuUs !== undefined);
+  const withBatches = rows.some((r) => r.writesPerBatch !== undefined);
   return table(
-    ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'req/s ratio to baseline', 'p99 ratio', 'server CPU µs/req', 'writes per commit'],
+    [
+      'scenario',
+      'server',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'non-2xx',
+      ...references.flatMap((ref) => [`req/s ratio to ${REFERENCE_LABEL[ref]}`, `p99 ratio to ${REFERENCE_LABEL[ref]}`]),
+      'server CPU µs/req',
+      ...(withPg ? ['PostgreSQL CPU µs/req'] : []),
+      ...(withBatches ? ['writes per commit'] : []),
+    ],
     rows.map((r) => [
       r.scenario,
       r.server,
@@ -139,10 +139,10 @@ export function resultsTable(rows: readonly Row[]): string[] {
       num(r.p50Ms, 2),
       num(r.p99Ms, 2),
       String(r.non2xx),
-      r.server === 'baseline' ? '1.00' : num(r.ratio, 2),
-      r.server === 'baseline' ? '1.00' : num(r.p99Ratio, 2),
+      ...references.flatMap((ref) => [num(r.ratios[ref]?.rps, 2), num(r.ratios[ref]?.p99, 2)]),
       num(r.serverCpuUs),
-      r.writesPerBatch === undefined ? '' : num(r.writesPerBatch, 1),
+      ...(withPg ? [num(r.postgresCpuUs)] : []),
+      ...(withBatches ? [r.writesPerBatch === undefined ? '' : num(r.writesPerBatch, 1)] : []),
     ]),
   );
 }
@@ -168,13 +168,25 @@ export function listAllTable(summary: ListAllSummary): string[] {
   );
 }
 
-export function targetsTable(targets: readonly Target[]): string[] {
-  return table(['target (issue 5)', 'goal', 'measured', 'met'], targets.map((t) => [t.name, t.goal, t.measured, t.met ? 'met' : '**not met**']));
-}
-
 export function samplesTable(samples: readonly Sample[]): string[] {
+  const withPg = samples.some((s) => s.postgresCpuUs !== undefined);
+  const withBatches = samples.some((s) => s.writesPerBatch !== undefined);
   return table(
-    ['rep', 'scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'socket errors', 'server CPU µs/req', 'writes per commit', 'other load (cores)'],
+    [
+      'rep',
+      'scenario',
+      'server',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'non-2xx',
+      'socket errors',
+      'server CPU µs/req',
+      ...(withPg ? ['PostgreSQL CPU µs/req'] : []),
+      ...(withBatches ? ['writes per commit'] : []),
+      'other load (cores)',
+    ],
     samples.map((s) => [
       String(s.rep + 1),
       s.scenario,
@@ -186,7 +198,8 @@ export function samplesTable(samples: readonly Sample[]): string[] {
       String(s.result.non2xx),
       String(s.result.socketErrors),
       num(s.serverCpuUs),
-      s.writesPerBatch === undefined ? '' : num(s.writesPerBatch, 1),
+      ...(withPg ? [num(s.postgresCpuUs)] : []),
+      ...(withBatches ? [s.writesPerBatch === undefined ? '' : num(s.writesPerBatch, 1)] : []),
       num(s.otherCores, 2),
     ]),
   );

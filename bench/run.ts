@@ -1,71 +1,46 @@
 /**
- * `npm run bench`: the baseline and plantstore side by side on this machine, alternating,
+ * `npm run bench`: plantstore beside bare node:http baselines on this machine, alternating,
  * medians of the repetitions, ratios from the same run; then list-all on a fresh plantstore.
- * Writes bench/results/latest.md (quick.md with --quick, cpu-prof.md with --cpu-prof,
- * custom.md when --seconds, --reps or --scenarios change the run).
+ * On SQLite (the default) the baseline keeps plants in memory; with --database postgres://…
+ * plantstore runs on PostgreSQL beside that in-memory baseline and a node+pg one on the same
+ * tables; --scale compares one plantstore process, --workers 2 and two instances (scale.ts).
  *
- * Options: see USAGE below (`npm run bench -- --help`).
+ * Options: see USAGE in options.ts (`npm run bench -- --help`).
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { listAll } from './list-all.js';
-import { hasWrk, runLoad, type Scenario } from './load.js';
-import { machineFacts } from './machine.js';
-import { cpuSnapshot, foreignCores, memoryOf } from './processes.js';
-import { DURABILITY, checkTargets, listAllTable, resultsTable, samplesTable, summarize, targetsTable, type ListAllSummary, type Sample } from './report.js';
-import { baselineTokens, seedBaseline, seedPlantstore } from './seed.js';
-import { startBaseline, startPlantstore, writeBatches, type RunningServer } from './servers.js';
+import { hasWrk } from './load.js';
+import { loadAverage, machineFacts } from './machine.js';
+import { parseOptions } from './options.js';
+import { listAllTable, resultsTable, samplesTable, summarize, type ServerName } from './report.js';
+import { runScale } from './scale.js';
+import { baselineMany, baselineTokens, manyUsers, seedSqlite, type Seeded } from './seed.js';
+import { benchUrl, dropBenchSchema, postgresFacts, seedPostgres } from './seed-postgres.js';
+import { writeManyFile } from './seeded-plants.js';
+import { runSideBySide } from './side-by-side.js';
+import { POSTGRES_GOALS, SQLITE_GOALS, checkTargets, targetsTable } from './targets.js';
 
-const USAGE = `Usage: npm run bench -- [options]
-  --quick                 CI smoke run: short, one repetition, no targets (bench/results/quick.md)
-  --seconds <n>           seconds per run, at most 15 (default 10)
-  --reps <n>              repetitions of each scenario (default 5)
-  --scenarios <list>      any of get,post,mixed,list-all (default all)
-  --cpu-prof <dir>        run plantstore under node --cpu-prof, profiles in <dir>
-  --help                  this text
-A full default run writes bench/results/latest.md; other runs write custom.md or cpu-prof.md.`;
-
-function parseOptions() {
-  try {
-    return parseArgs({
-      options: {
-        help: { type: 'boolean', default: false },
-        quick: { type: 'boolean', default: false },
-        seconds: { type: 'string' },
-        reps: { type: 'string' },
-        scenarios: { type: 'string', default: 'get,post,mixed,list-all' },
-        'cpu-prof': { type: 'string' },
-      },
-    }).values;
-  } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\n${USAGE}\n`);
-    process.exit(2);
-  }
-}
 const opts = parseOptions();
-if (opts.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
-const quick = opts.quick;
-const seconds = Math.min(15, Number(opts.seconds ?? (quick ? 2 : 10)));
-// Five, not the three the issue asks at least: on a shared host one disturbed repetition must not set a median.
-const reps = Number(opts.reps ?? (quick ? 1 : 5));
+const loadBefore = loadAverage();
+const { quick, seconds, reps, database } = opts;
 const warmupSeconds = quick ? 0 : 2;
 const connections = 50;
-const wanted = new Set(opts.scenarios.split(','));
-const loadScenarios = (['get', 'post', 'mixed'] as const).filter((s) => wanted.has(s));
-const bigUserPlants = quick ? 100_000 : 1_000_000;
-const cpuProfDir = opts['cpu-prof'] === undefined ? undefined : resolve(opts['cpu-prof']);
-// Only a full default run may replace latest.md; shorter or partial runs get their own file.
-const custom = opts.seconds !== undefined || opts.reps !== undefined || wanted.size !== 4;
-const outName = quick ? 'quick.md' : cpuProfDir !== undefined ? 'cpu-prof.md' : custom ? 'custom.md' : 'latest.md';
+// The big user is only for list-all; without it seeding is quick.
+const bigUserPlants = !opts.listAll || opts.scale ? 0 : quick ? 100_000 : 1_000_000;
+const manyOwners = quick ? 10 : 100;
+const cpuProfDir = opts.cpuProfDir === undefined ? undefined : resolve(opts.cpuProfDir);
+const onPostgres = database !== undefined;
+// PostgreSQL's CPU is read from /proc, so only when the server runs on this machine.
+const postgresHere = onPostgres && ['127.0.0.1', 'localhost', '[::1]', ''].includes(new URL(database).hostname);
+
+// Only a full default run may replace the results of record; other runs get files of their own.
+const stem = opts.scale ? 'scale' : onPostgres ? 'postgres' : 'latest';
+const variant = quick ? 'quick' : cpuProfDir !== undefined ? 'cpu-prof' : opts.custom ? 'custom' : '';
+const outName = stem === 'latest' && variant !== '' ? `${variant}.md` : `${stem}${variant === '' ? '' : `-${variant}`}.md`;
 const outFile = fileURLToPath(new URL(`../../bench/results/${outName}`, import.meta.url));
 
-if (!(seconds > 0) || !(reps >= 1)) throw new Error('--seconds and --reps must be positive numbers');
 const useWrk = hasWrk();
 if (!useWrk && !quick) {
   process.stderr.write('bench: wrk is not installed. Install it with: apt-get install -y wrk  (Debian/Ubuntu), then run npm run bench again.\n');
@@ -82,8 +57,11 @@ try {
 }
 if (!useWrk) process.stderr.write('bench: wrk is not installed (apt-get install -y wrk); --quick falls back to a small node:http load loop.\n');
 
+const serverNames: ServerName[] = onPostgres ? ['baseline', 'node+pg', 'plantstore'] : ['baseline', 'plantstore'];
+const references: ServerName[] = onPostgres ? ['baseline', 'node+pg'] : ['baseline'];
 // The whole run is bounded: a hung server or load generator cannot keep CI waiting.
-const plannedSeconds = loadScenarios.length * 2 * (reps * (seconds + 3) + warmupSeconds + 3) + 120;
+const loadRuns = opts.scale ? 3 : opts.loadScenarios.length * serverNames.length;
+const plannedSeconds = loadRuns * (reps * (seconds + 3) + warmupSeconds + 3) + (opts.listAll && !opts.scale ? 400 : 0) + 300;
 setTimeout(() => {
   process.stderr.write(`bench: gave up after ${plannedSeconds} s\n`);
   process.exit(1);
@@ -92,114 +70,129 @@ setTimeout(() => {
 const say = (text: string) => process.stdout.write(`${text}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'plantstore-bench-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
 const logFile = join(dir, 'plantstore.log');
-const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-say(`bench: seeding (${bigUserPlants.toLocaleString('en')} plants for list-all) in ${dir}`);
-const { tokens: psTokens, sqliteVersion } = await seedPlantstore(databaseUrl, bigUserPlants);
+say(`bench: seeding ${onPostgres ? 'PostgreSQL' : 'SQLite'} (${bigUserPlants.toLocaleString('en')} plants for list-all, ${manyOwners} many-owners, their tokens through the CLI) in ${onPostgres ? 'schema plantstore_bench' : dir}`);
+const many = manyUsers(manyOwners);
+let storeFact: string;
+let durability: string;
+let databaseUrl: string;
+let seeded: Seeded;
+if (database !== undefined) {
+  databaseUrl = benchUrl(database);
+  let pg;
+  try {
+    seeded = await seedPostgres(database, bigUserPlants, many);
+    pg = await postgresFacts(database);
+  } catch (error) {
+    // The usual cause is an address, a password or a database that is not there: one line says which.
+    process.stderr.write(`bench: could not prepare ${new URL(database).host}: ${(error as Error).message.split('\n')[0]}\n`);
+    process.exit(2);
+  }
+  storeFact = `store: PostgreSQL ${pg.version} at ${new URL(database).host}, schema plantstore_bench${postgresHere ? ', on this machine' : ''}`;
+  durability = `PostgreSQL, synchronous_commit=${pg.synchronousCommit}: each 200/204 answered after its commit (plantstore and node+pg alike)`;
+} else {
+  databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
+  const sqlite = await seedSqlite(databaseUrl, bigUserPlants, many);
+  seeded = sqlite;
+  storeFact = `store: embedded SQLite ${sqlite.sqliteVersion} (better-sqlite3) in ${tmpdir()}`;
+  durability = 'SQLite WAL, each 200 answered after the fdatasync of the WAL that holds its commit (group commit)';
+}
+const psManyFile = join(dir, 'many-plantstore.txt');
+writeManyFile(psManyFile, seeded.many);
 const baseTokens = baselineTokens();
-let nextIdBase = 1e9;
-/** Requests each server answered, warm-up included: the divisor for a profile's per-request cost. */
-const served = { baseline: 0, plantstore: 0 };
+const baseMany = baselineMany(many);
+const baseManyFile = join(dir, 'many-baseline.txt');
+writeManyFile(baseManyFile, baseMany);
 
-async function measure(server: RunningServer, scenario: Scenario, tokens: typeof psTokens, runSeconds: number) {
-  const before = server.name === 'plantstore' ? await writeBatches(server.origin) : undefined;
-  const idBase = nextIdBase;
-  nextIdBase += 1e9; // a fresh id range per run: creates never collide across repetitions
-  const cpuBefore = cpuSnapshot(server.pid);
-  const started = performance.now();
-  const result = await runLoad({ scenario, origin: server.origin, token: tokens[scenario], idBase, seconds: runSeconds, connections }, useWrk);
-  served[server.name] += result.requests;
-  const cpuAfter = cpuSnapshot(server.pid);
-  const otherCores = foreignCores(cpuBefore, cpuAfter, (performance.now() - started) / 1000);
-  const serverCpuUs = ((cpuAfter.server - cpuBefore.server) * 1e6) / result.requests;
-  let writesPerBatch: number | undefined;
-  if (before !== undefined && scenario !== 'get') {
-    const after = await writeBatches(server.origin);
-    writesPerBatch = (after.writes - before.writes) / (after.batches - before.batches);
+try {
+  if (opts.scale) {
+    const lines = await runScale({ databaseUrl, logFile, manyFile: psManyFile, seconds, reps, warmupSeconds, useWrk, postgresHere, say });
+    writeReport(
+      [
+        `# plantstore on PostgreSQL: one process, --workers 2, two instances${quick ? ' (quick smoke run: figures are not meaningful)' : ''}`,
+        '',
+        `Run ${new Date().toISOString()}. plantstore durability: **${durability}**.`,
+        '',
+        ...machineFacts(storeFact, useWrk, loadBefore).map((fact) => `- ${fact}`),
+        `- plantstore: \`plantstore serve\` with default settings${niced ? ', all at nice −10' : ''}`,
+        ...lines,
+      ],
+      [],
+    );
+  } else {
+    await mainRun();
   }
-  await pause(500); // let the server settle (GC, log flush) before the other one starts
-  return { result, writesPerBatch, otherCores, serverCpuUs };
+} finally {
+  if (database !== undefined) await dropBenchSchema(database);
+}
+process.exit(0);
+
+async function mainRun(): Promise<void> {
+  const { samples, listAll: listAllSummary } = await runSideBySide({
+    ...opts,
+    warmupSeconds,
+    connections,
+    useWrk,
+    onPostgres,
+    postgresHere,
+    databaseUrl,
+    logFile,
+    cpuProfDir,
+    seeded,
+    bigUserPlants,
+    psManyFile,
+    baseTokens,
+    baseManyFile,
+    say,
+  });
+  const rows = summarize(samples, references);
+  const targets = quick ? [] : checkTargets(rows, onPostgres ? POSTGRES_GOALS : SQLITE_GOALS, listAllSummary);
+  const baselines = onPostgres
+    ? 'The in-memory baseline keeps plants in memory only; node+pg is bare node:http doing the same statements on the same PostgreSQL tables through one pg.Pool of plantstore\'s default size, with prepared statements and tokens in a Map.'
+    : 'The baseline keeps plants in memory only.';
+  writeReport(
+    [
+      `# plantstore benchmark${onPostgres ? ' on PostgreSQL' : ''}${quick ? ' (quick smoke run: figures are not meaningful)' : ''}`,
+      '',
+      `Run ${new Date().toISOString()}. plantstore durability: **${durability}**. ${baselines}`,
+      '',
+      ...machineFacts(storeFact, useWrk, loadBefore).map((fact) => `- ${fact}`),
+      `- load: ${useWrk ? 'wrk' : 'node:http fallback loop'}, 1 thread, ${connections} connections, ${seconds} s per run, ${reps} repetition(s), ${serverNames.join(', ')} alternating${warmupSeconds > 0 ? `, after a ${warmupSeconds} s warm-up of each` : ''}${niced ? ', all at nice −10' : ''}; medians reported, ratios are the median of each repetition's pair, non-2xx summed`,
+      `- many: ${manyOwners} owners with a token each and 200 plants each (ids spread over ±2^53), every request a random owner: 80 % GET /plants?limit=10&after=<one of its seeded ids>, 15 % POST, 5 % DELETE of a plant the run created`,
+      `- plantstore: \`plantstore serve\` with default settings (LOG_LEVEL=info, ${(logBytes() / 1e6).toFixed(0)} MB of JSON log lines written to a file)${cpuProfDir === undefined ? '' : ', **under node --cpu-prof** (slower than normal)'}`,
+      '',
+      ...(rows.length > 0 ? ['## Throughput and latency', '', ...resultsTable(rows, references), ''] : []),
+      ...(listAllSummary === undefined ? [] : ['## list-all', '', ...listAllTable(listAllSummary), '']),
+      ...(targets.length > 0 ? ['## Targets', '', ...targetsTable(targets), ''] : []),
+      ...(samples.length > 0 ? ['## Every run', '', ...samplesTable(samples), ''] : []),
+      '"server CPU" is the server process\'s CPU time (all its threads, from /proc/<pid>/stat) divided by the requests it answered in that run.',
+      '',
+      ...(postgresHere
+        ? ['"PostgreSQL CPU" is the CPU time of every PostgreSQL process on this machine (the postmaster, its backends and background processes, ended backends included) over the run, divided by the requests answered; other clients of the same server would be counted too.', '']
+        : []),
+      '"other load" is CPU used during the run by processes other than the servers, PostgreSQL and wrk, in cores (from /proc/stat); above ~0.2 the machine was shared and that run is suspect.',
+      '',
+      ...(onPostgres ? [] : ['"writes per commit" is plantstore_db_write_batch_size from /metrics over that run: how many creates and deletes shared one transaction and one fsync.', '']),
+    ],
+    targets.filter((t) => !t.met).map((t) => t.name),
+  );
 }
 
-const samples: Sample[] = [];
-if (loadScenarios.length > 0) {
-  const baseline = await startBaseline(Object.values(baseTokens));
-  await seedBaseline(baseline.origin, baseTokens);
-  const plantstore = await startPlantstore(databaseUrl, logFile, cpuProfDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfDir]);
-  const servers = [
-    { server: baseline, tokens: baseTokens },
-    { server: plantstore, tokens: psTokens },
-  ];
-  if (warmupSeconds > 0) {
-    say(`bench: warming up (${warmupSeconds} s per scenario and server)`);
-    for (const scenario of loadScenarios) for (const { server, tokens } of servers) await measure(server, scenario, tokens, warmupSeconds);
-  }
-  for (let rep = 0; rep < reps; rep++) {
-    for (const scenario of loadScenarios) {
-      for (const { server, tokens } of servers) {
-        const { result, writesPerBatch, otherCores, serverCpuUs } = await measure(server, scenario, tokens, seconds);
-        samples.push({ rep, scenario, server: server.name, result, writesPerBatch, otherCores, serverCpuUs });
-        say(`  rep ${rep + 1}/${reps} ${scenario.padEnd(5)} ${server.name.padEnd(10)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  non-2xx ${result.non2xx + result.socketErrors}  server CPU ${serverCpuUs.toFixed(0)} µs/req  other load ${otherCores.toFixed(2)} cores`);
-      }
-    }
-  }
-  await baseline.stop();
-  await plantstore.stop();
-  say(`bench: requests answered, warm-up included: baseline ${served.baseline}, plantstore ${served.plantstore}`);
-}
-
-let listAllSummary: ListAllSummary | undefined;
-if (wanted.has('list-all')) {
-  say('bench: list-all on a fresh plantstore');
-  const server = await startPlantstore(databaseUrl, logFile);
-  // One small request first, so "idle" includes what every serving process has (writer thread, JIT).
-  await (await fetch(`${server.origin}/plants?limit=1`, { headers: { authorization: `Bearer ${psTokens.big}` } })).text();
-  await pause(1000);
-  const idle = memoryOf(server.pid);
-  const runs = [];
-  for (let i = 0; i < (quick ? 1 : 3); i++) runs.push(await listAll(server.origin, psTokens.big, 120_000));
-  const after = memoryOf(server.pid);
-  await server.stop();
-  listAllSummary = { plantsSeeded: bigUserPlants, idleRssMb: idle.rssMb, hwmBeforeMb: idle.hwmMb, hwmAfterMb: after.hwmMb, runs };
-}
-
-const rows = summarize(samples);
-const targets = quick ? [] : checkTargets(rows, listAllSummary);
-const facts = machineFacts(sqliteVersion, useWrk);
-const logBytes = (() => {
+function logBytes(): number {
   try {
     return statSync(logFile).size;
   } catch {
     return 0;
   }
-})();
-const lines = [
-  `# plantstore benchmark${quick ? ' (quick smoke run: figures are not meaningful)' : ''}`,
-  '',
-  `Run ${new Date().toISOString()}. plantstore durability: **${DURABILITY}**. The baseline keeps plants in memory only.`,
-  '',
-  ...facts.map((fact) => `- ${fact}`),
-  `- load: ${useWrk ? 'wrk' : 'node:http fallback loop'}, 1 thread, ${connections} connections, ${seconds} s per run, ${reps} repetition(s), baseline and plantstore alternating${warmupSeconds > 0 ? `, after a ${warmupSeconds} s warm-up of each` : ''}${niced ? ', all at nice −10' : ''}; medians reported, ratios are the median of each repetition's plantstore/baseline pair, non-2xx summed`,
-  `- plantstore: \`plantstore serve\` with default settings (LOG_LEVEL=info, ${(logBytes / 1e6).toFixed(0)} MB of JSON log lines written to a file)${cpuProfDir === undefined ? '' : ', **under node --cpu-prof** (slower than normal)'}`,
-  '',
-  ...(rows.length > 0 ? ['## Throughput and latency', '', ...resultsTable(rows), ''] : []),
-  ...(listAllSummary === undefined ? [] : ['## list-all', '', ...listAllTable(listAllSummary), '']),
-  ...(targets.length > 0 ? ['## Targets', '', ...targetsTable(targets), ''] : []),
-  ...(samples.length > 0 ? ['## Every run', '', ...samplesTable(samples), ''] : []),
-  '"server CPU" is the server process\'s CPU time (all its threads, from /proc/<pid>/stat) divided by the requests it answered in that run.',
-  '',
-  '"other load" is CPU used during the run by processes other than the server and wrk, in cores (from /proc/stat); above ~0.2 the machine was shared and that run is suspect.',
-  '',
-  '"writes per commit" is plantstore_db_write_batch_size from /metrics over that run: how many creates and deletes shared one transaction and one fsync.',
-  '',
-  `Reproduce: \`npm run bench\`${quick ? ' (this file: `npm run bench -- --quick`)' : ''}.`,
-  '',
-];
-writeFileSync(outFile, lines.join('\n'));
-say('');
-say(lines.filter((line) => line.startsWith('|') || line.startsWith('#')).join('\n'));
-say(`\nbench: written to ${outFile}`);
-if (targets.some((t) => !t.met)) say(`bench: ${targets.filter((t) => !t.met).length} of ${targets.length} targets not met`);
-process.exit(0);
+}
+
+function writeReport(lines: string[], unmet: string[]): void {
+  const args = process.argv.slice(2).join(' ');
+  lines.push(`Reproduce: \`npm run bench${args === '' ? '' : ` -- ${args.replace(/postgres(ql)?:\/\/\S+/, 'postgres://…')}`}\`.`, '');
+  writeFileSync(outFile, lines.join('\n'));
+  say('');
+  say(lines.filter((line) => line.startsWith('|') || line.startsWith('#')).join('\n'));
+  say(`\nbench: written to ${outFile}`);
+  if (unmet.length > 0) say(`bench: targets not met: ${unmet.join('; ')}`);
+}

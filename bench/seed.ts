@@ -1,12 +1,14 @@
 /**
- * The data each scenario needs, identical on both servers: 1,000 plants for the get user and
- * for the mixed user, an empty post user, and (plantstore only) a user with a million plants.
- * plantstore's rows go straight into its SQLite file before it starts, in one transaction,
- * because a million creates over HTTP would take longer than the whole benchmark.
+ * The data each scenario needs, identical on every server: 1,000 plants for the get user and
+ * for the mixed user, an empty post user, the many scenario's owners (each with its own token
+ * and spread-out ids) and, for plantstore only, a user with a million plants. plantstore's rows
+ * go straight into its database before it starts, because a million creates over HTTP would
+ * take longer than the whole benchmark; its tokens come from `plantstore token create`.
  */
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { run } from './processes.js';
+import { MANY_PLANTS_PER_OWNER, plantOf, spreadIds } from './seeded-plants.js';
 
 export const USERS = ['get', 'post', 'mixed', 'big'] as const;
 export type User = (typeof USERS)[number];
@@ -17,38 +19,78 @@ export const SMALL_USER_PLANTS = 1000;
 
 export const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
-function plantOf(id: number): { name: string; tag: string | null } {
-  return { name: `seeded plant ${id}`, tag: id % 2 === 0 ? 'seed' : null };
+/** A many-scenario owner before it has a token. */
+export interface ManyUser {
+  user: string;
+  ids: number[];
 }
 
-/** Migrates, seeds rows and creates one token per user; returns the tokens. */
-export async function seedPlantstore(databaseUrl: string, bigUserPlants: number): Promise<{ tokens: Tokens; sqliteVersion: string }> {
+/** One token per owner, and the token's seeded ids. */
+export interface Seeded {
+  tokens: Tokens;
+  many: (ManyUser & { token: string })[];
+}
+
+export function manyUsers(owners: number): ManyUser[] {
+  return Array.from({ length: owners }, (_, i) => ({ user: `bench-many-${String(i).padStart(3, '0')}`, ids: spreadIds(MANY_PLANTS_PER_OWNER) }));
+}
+
+/** Rows of the small users, the big user and the many owners, in the order they are inserted. */
+export function* seedRows(bigUserPlants: number, many: readonly ManyUser[]): Generator<[owner: string, id: number, name: string, tag: string | null]> {
+  for (const user of ['bench-get', 'bench-mixed']) {
+    for (let id = 1; id <= SMALL_USER_PLANTS; id++) yield [user, id, plantOf(id).name, plantOf(id).tag];
+  }
+  for (const { user, ids } of many) for (const id of ids) yield [user, id, plantOf(id).name, plantOf(id).tag];
+  for (let id = 1; id <= bigUserPlants; id++) yield [`bench-big`, id, plantOf(id).name, plantOf(id).tag];
+}
+
+/** Runs `plantstore token create` for each user, a few at a time (each is a Node start). */
+export async function createTokens(databaseUrl: string, users: readonly string[], parallel = 4): Promise<string[]> {
+  const tokens: string[] = new Array<string>(users.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < users.length; i = next++) {
+      const out = await run(process.execPath, [CLI, 'token', 'create', '--user', users[i] as string, '--database-url', databaseUrl], 30_000);
+      tokens[i] = out.trim();
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return tokens;
+}
+
+/** Tokens for the scenario users and the many owners, through the CLI. */
+export async function plantstoreTokens(databaseUrl: string, many: readonly ManyUser[]): Promise<Seeded> {
+  const all = await createTokens(databaseUrl, [...USERS.map((user) => `bench-${user}`), ...many.map((owner) => owner.user)]);
+  const tokens = Object.fromEntries(USERS.map((user, i) => [user, all[i] as string])) as Tokens;
+  return { tokens, many: many.map((owner, i) => ({ ...owner, token: all[USERS.length + i] as string })) };
+}
+
+/** Migrates the SQLite file, seeds its rows in one transaction and creates the tokens. */
+export async function seedSqlite(databaseUrl: string, bigUserPlants: number, many: readonly ManyUser[]): Promise<Seeded & { sqliteVersion: string }> {
   await run(process.execPath, [CLI, 'migrate', '--database-url', databaseUrl], 30_000);
   const db = new Database(databaseUrl.slice('sqlite:'.length));
   const insert = db.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?)');
   db.transaction(() => {
-    for (const user of ['bench-get', 'bench-mixed']) {
-      for (let id = 1; id <= SMALL_USER_PLANTS; id++) insert.run(user, id, plantOf(id).name, plantOf(id).tag);
-    }
-    for (let id = 1; id <= bigUserPlants; id++) insert.run('bench-big', id, plantOf(id).name, plantOf(id).tag);
+    for (const row of seedRows(bigUserPlants, many)) insert.run(...row);
   })();
   const { version } = db.prepare('SELECT sqlite_version() AS version').get() as { version: string };
   db.close();
-  const tokens: Partial<Tokens> = {};
-  for (const user of USERS) {
-    const out = await run(process.execPath, [CLI, 'token', 'create', '--user', `bench-${user}`, '--database-url', databaseUrl], 30_000);
-    tokens[user] = out.trim();
-  }
-  return { tokens: tokens as Tokens, sqliteVersion: version };
+  return { ...(await plantstoreTokens(databaseUrl, many)), sqliteVersion: version };
 }
 
-/** Tokens for the baseline, which accepts any token it was started with. */
+/** Tokens for the in-memory baseline, which accepts any token it was started with. */
 export function baselineTokens(): Tokens {
   const stamp = Date.now().toString(36);
   return { get: `base-get-${stamp}`, post: `base-post-${stamp}`, mixed: `base-mixed-${stamp}`, big: `base-big-${stamp}` };
 }
 
-/** Creates the small users' plants on the baseline over HTTP, ten at a time. */
+/** The many owners with in-memory baseline tokens. */
+export function baselineMany(many: readonly ManyUser[]): Seeded['many'] {
+  const stamp = Date.now().toString(36);
+  return many.map((owner) => ({ ...owner, token: `base-${owner.user}-${stamp}` }));
+}
+
+/** Creates the small users' plants on the in-memory baseline over HTTP, ten at a time. */
 export async function seedBaseline(origin: string, tokens: Tokens): Promise<void> {
   for (const token of [tokens.get, tokens.mixed]) {
     for (let first = 1; first <= SMALL_USER_PLANTS; first += 10) {

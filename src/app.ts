@@ -6,19 +6,20 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Authenticator } from './auth/bearer.js';
-import type { Principal, Scope } from './auth/principal.js';
 import { errors } from './errors.js';
 import type { RequestContext } from './http/context.js';
 import { applyCors } from './http/cors.js';
 import type { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { plantRoutes } from './http/plants-routes.js';
-import { sendError, startAnswer, toApiError } from './http/respond.js';
+import type { ResponseBatcher } from './http/response-batcher.js';
+import { sendError, startResponse, toApiError } from './http/respond.js';
 import { RateLimiter } from './http/rate-limit.js';
-import { Router, type Match, type Operation } from './http/router.js';
-import { accessLog, type Logger } from './logger.js';
+import { Router, type Match } from './http/router.js';
+import type { Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import type { Store } from './store/store.js';
+import { andThen, type MaybePromise } from './util/maybe-promise.js';
 
 export interface AppParts {
   settings: Pick<Settings, 'bodyLimit' | 'corsOrigins' | 'rateLimit'>;
@@ -26,24 +27,14 @@ export interface AppParts {
   authenticator: Authenticator;
   logger: Logger;
   metrics: Metrics;
+  /** Holds responses to the end of the turn (RESPONSE_BATCHING); without it each is sent at once. */
+  responses?: ResponseBatcher;
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CLIENT_CLOSED_REQUEST = 499;
-const NOBODY = { owner: '', scopes: new Set<string>() };
 
-/** Fresh ids: a random prefix per process (unique across instances) and a counter, cheaper than a UUID each. */
-const REQUEST_ID_PREFIX = randomBytes(6).toString('base64url');
-let requestCounter = 0;
-
-function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  if (typeof given === 'string' && SANE_REQUEST_ID.test(given)) return given;
-  return `${REQUEST_ID_PREFIX}-${(++requestCounter).toString(36)}`;
-}
-
-/**
- * The path and query of a request target. Servers must also accept the absolute form
+/** The path and query of a request target. Servers must also accept the absolute form
  * (`GET http://host/plants`, RFC 9112 §3.2.2); anything else that is not a path matches no route.
  */
 function originForm(target: string): string {
@@ -54,8 +45,7 @@ function originForm(target: string): string {
 }
 
 export function buildApp(parts: AppParts): RequestListener {
-  const { store, authenticator, logger, metrics } = parts;
-  const logAccess = accessLog(logger);
+  const { store, authenticator, logger, metrics, responses } = parts;
   const corsOrigins = new Set(parts.settings.corsOrigins);
   const rateLimiter = parts.settings.rateLimit === undefined ? undefined : new RateLimiter(parts.settings.rateLimit);
   const router = new Router();
@@ -64,6 +54,15 @@ export function buildApp(parts: AppParts): RequestListener {
   router.add('/plants/{id}', plants.item);
   for (const [template, operations] of Object.entries(opsRoutes(store, metrics, parts.settings.bodyLimit))) router.add(template, operations);
 
+  // Fresh request ids: a random prefix per process (unique across instances) and a counter, cheaper than a UUID each.
+  const requestIdPrefix = randomBytes(6).toString('base64url');
+  let requestCount = 0;
+  function requestIdOf(req: IncomingMessage): string {
+    const given = req.headers['x-request-id'];
+    if (typeof given === 'string' && SANE_REQUEST_ID.test(given)) return given;
+    return `${requestIdPrefix}-${(++requestCount).toString(36)}`;
+  }
+
   function fail(ctx: RequestContext, error: unknown): void {
     const apiError = toApiError(error);
     if (apiError.status >= 500) {
@@ -71,46 +70,31 @@ export function buildApp(parts: AppParts): RequestListener {
       logger[level]({ reqId: ctx.requestId, err: error }, 'request failed');
     }
     if (ctx.res.headersSent) {
-      ctx.res.destroy(); // already answered: a second answer cannot follow
+      ctx.res.destroy(); // already answered: a second response cannot follow
       return;
     }
     sendError(ctx, apiError);
   }
 
-  /**
-   * Runs the checks and the route. A request whose token and answer are in memory (a cached
-   * page, say) has its answer formed before this returns, with no promise in between (the bytes
-   * go out at the end of the turn, respond.ts): undefined then. Anything that must wait returns
-   * a promise. Errors may be thrown or rejected.
-   */
-  function dispatch(ctx: RequestContext, match: Match | undefined): Promise<void> | undefined {
+  /** Runs the checks and the route; a promise only when something on the way had to wait. */
+  function dispatch(ctx: RequestContext, match: Match | undefined): MaybePromise<void> {
     if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');
     if (match === undefined) throw errors.routeNotFound();
     const { route } = match;
     const method = ctx.req.method ?? 'GET';
     if (method === 'OPTIONS') {
-      startAnswer(ctx, 204).setHeader('allow', route.allowHeader).end();
-      return undefined;
+      startResponse(ctx, 204).setHeader('allow', route.allowHeader).end();
+      return;
     }
     const operation = route.operations[method];
     if (operation === undefined) throw errors.methodNotAllowed(route.allow);
-    if (operation.scope !== undefined) {
-      const principal = authenticator.authorizeNow(ctx.req.headers.authorization, operation.scope);
-      if (principal === undefined) return authorizeThenHandle(ctx, operation, operation.scope);
-      admit(ctx, principal);
-    }
-    return operation.handle(ctx) ?? undefined;
-  }
-
-  async function authorizeThenHandle(ctx: RequestContext, operation: Operation, scope: Scope): Promise<void> {
-    admit(ctx, await authenticator.authorize(ctx.req.headers.authorization, scope));
-    await operation.handle(ctx);
-  }
-
-  function admit(ctx: RequestContext, principal: Principal): void {
-    ctx.principal = principal;
-    const waitSeconds = rateLimiter?.take(principal.owner) ?? 0;
-    if (waitSeconds > 0) throw errors.rateLimited(waitSeconds);
+    if (operation.scope === undefined) return operation.handle(ctx);
+    const { handle } = operation;
+    return andThen(authenticator.authorize(ctx.req.headers.authorization, operation.scope), (principal) => {
+      const waitSeconds = rateLimiter?.take(principal.owner) ?? 0;
+      if (waitSeconds > 0) throw errors.rateLimited(waitSeconds);
+      return handle(ctx, principal);
+    });
   }
 
   return (req: IncomingMessage, res: ServerResponse) => {
@@ -118,27 +102,20 @@ export function buildApp(parts: AppParts): RequestListener {
     const requestId = requestIdOf(req);
     const url = originForm(req.url ?? '/');
     const q = url.indexOf('?');
-    const pathname = q === -1 ? url : url.slice(0, q);
-    const match = router.match(pathname);
-    const ctx: RequestContext = {
-      req,
-      res,
-      requestId,
-      query: q === -1 ? '' : url.slice(q + 1),
-      param: match?.param ?? '',
-      principal: NOBODY,
-    };
-    // 'close' comes once per response (node:http guards it): on() spares once()'s wrapper.
+    const match = router.match(q === -1 ? url : url.slice(0, q));
+    const ctx: RequestContext = { req, res, requestId, query: q === -1 ? '' : url.slice(q + 1), param: match?.param ?? '', responses };
     res.on('close', () => {
       const seconds = (performance.now() - started) / 1000;
       const route = match?.route.template ?? 'unmatched';
-      // 499 (as nginx logs it): the client left before the answer was complete.
+      // 499 (as nginx logs it): the client left before the response was complete.
       const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
-      metrics.observeRequest(route, req.method ?? '', status, seconds);
-      logAccess(requestId, req.method ?? '', route, status, Math.round(seconds * 1e4) / 10);
+      const method = req.method ?? '';
+      metrics.observeRequest(route, method, status, seconds);
+      logger.info({ reqId: requestId, method, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
     });
     try {
-      dispatch(ctx, match)?.catch((error: unknown) => fail(ctx, error));
+      const done = dispatch(ctx, match);
+      if (done instanceof Promise) done.catch((error: unknown) => fail(ctx, error));
     } catch (error) {
       fail(ctx, error);
     }

@@ -1,17 +1,26 @@
 #!/usr/bin/env node
 /**
- * The `plantstore` command: serve (the default), token create|list|revoke, migrate, plants … (see cli/).
- * Every setting is a flag here and an environment variable; see settings.ts.
+ * The `plantstore` command: serve (the default), token create|list|revoke, migrate, backup,
+ * restore, and plants … (cli/plants-command.ts). Every setting is a flag here and an environment
+ * variable; see settings.ts.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { issueToken, parseDuration } from './auth/api-tokens.js';
 import { isValidOwner } from './auth/principal.js';
+import { CommanderError, UsageError, USAGE_EXIT_CODE, commanderExitCode, configureUsageErrors, withDefaultCommand } from './cli/usage.js';
 import { StoreUnavailableError } from './errors.js';
 import { SETTINGS, SettingError, loadSettings, type Settings } from './settings.js';
+import { StartError, asStartError } from './start-failure.js';
+import { BackupError, backupDatabase, restoreDatabase } from './store/sqlite/backup.js';
+import { sqlitePath } from './store/sqlite/connection.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { serve } from './serve.js';
 import { plantsCommand } from './cli/plants-command.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 function settingOptions(command: Command, keys: readonly (keyof Settings)[] | 'all'): Command {
   for (const spec of SETTINGS) {
@@ -29,8 +38,17 @@ function settingsFrom(command: Command, only?: readonly (keyof Settings)[]): Set
   return loadSettings(process.env, command.opts<Partial<Record<keyof Settings, string>>>(), only);
 }
 
+/** Opens the database the settings name; a failure an operator can fix becomes a StartError. */
+async function open(settings: Settings): Promise<Store> {
+  try {
+    return await openStore(settings);
+  } catch (error) {
+    throw asStartError(error, settings);
+  }
+}
+
 async function withStore<T>(command: Command, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(settingsFrom(command, DATABASE_SETTINGS));
+  const store = await open(settingsFrom(command, DATABASE_SETTINGS));
   try {
     return await work(store);
   } finally {
@@ -44,22 +62,30 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+/** The embedded database file that backup and restore work on; PostgreSQL has its own tools. */
+function sqliteFile(command: Command, verb: string): string {
+  const settings = settingsFrom(command, DATABASE_SETTINGS);
+  if (!settings.databaseUrl.startsWith('sqlite:')) {
+    fail(`${verb} works on the embedded SQLite database; for PostgreSQL use pg_dump and pg_restore (docs/operations.md)`);
+  }
+  return resolve(sqlitePath(settings.databaseUrl));
+}
+
 function iso(date: Date | null): string {
   return date === null ? '-' : date.toISOString();
 }
 
 const program = new Command('plantstore')
   .description('A Plant Store HTTP service: plants behind bearer auth, on embedded SQLite or PostgreSQL.')
-  .showHelpAfterError();
+  .version(version, '-V, --version', 'print the version and exit');
 
-settingOptions(program.command('serve', { isDefault: true }).description('serve the HTTP API (the default command)'), 'all').action(
+settingOptions(program.command('serve').description('serve the HTTP API (the default command)'), 'all').action(
   async (_options, command: Command) => serve(settingsFrom(command)),
 );
 
 settingOptions(program.command('migrate').description('apply pending database schema migrations and exit'), DATABASE_SETTINGS).action(
   async (_options, command: Command) => {
-    const settings = settingsFrom(command, DATABASE_SETTINGS);
-    const store = await openStore(settings);
+    const store = await open(settingsFrom(command, DATABASE_SETTINGS));
     await store.close();
     process.stdout.write('migrations are up to date\n');
   },
@@ -78,10 +104,10 @@ settingOptions(
 ).action(async (options: { user: string; readOnly?: boolean; expiresIn?: string }, command: Command) => {
   const expiresInMs = options.expiresIn === undefined ? undefined : parseDuration(options.expiresIn);
   if (options.expiresIn !== undefined && expiresInMs === undefined) {
-    fail('--expires-in must look like 90s, 30m, 12h or 30d');
+    throw new UsageError('--expires-in must look like 90s, 30m, 12h or 30d');
   }
   if (options.user.trim() === '' || !isValidOwner(options.user)) {
-    fail('--user must be 1 to 256 characters without control characters');
+    throw new UsageError('--user must be 1 to 256 characters without control characters');
   }
   const issued = await withStore(command, (store) => issueToken(store, { user: options.user, readOnly: options.readOnly === true, expiresInMs }));
   process.stdout.write(`${issued?.token}\n`);
@@ -112,15 +138,44 @@ settingOptions(token.command('revoke').description('revoke a token by its id (fr
   },
 );
 
+settingOptions(
+  program
+    .command('backup')
+    .description('copy the embedded SQLite database to a new file, consistently, while the server goes on serving')
+    .argument('<file>', 'the backup file to create; it must not exist yet'),
+  DATABASE_SETTINGS,
+).action(async (file: string, _options, command: Command) => {
+  const source = sqliteFile(command, 'backup');
+  const { plants, tokens } = await backupDatabase(source, resolve(file));
+  process.stdout.write(`backed up ${source} to ${file}: ${plants} plants, ${tokens} tokens\n`);
+});
+
+settingOptions(
+  program
+    .command('restore')
+    .description('replace the embedded SQLite database with a backup; refused while a server has the database open')
+    .argument('<file>', 'a file made by plantstore backup'),
+  DATABASE_SETTINGS,
+).action(async (file: string, _options, command: Command) => {
+  const target = sqliteFile(command, 'restore');
+  const { plants, tokens } = await restoreDatabase(resolve(file), target);
+  process.stdout.write(`restored ${target} from ${file}: ${plants} plants, ${tokens} tokens\n`);
+});
+
 program.addCommand(plantsCommand());
 
+configureUsageErrors(program);
+
 try {
-  await program.parseAsync();
+  await program.parseAsync(withDefaultCommand(process.argv.slice(2)), { from: 'user' });
 } catch (error) {
-  if (error instanceof SettingError) {
-    process.stderr.write(`plantstore: bad setting: ${error.message}\n`);
-    process.exit(2);
+  if (error instanceof CommanderError) process.exit(commanderExitCode(error));
+  if (error instanceof UsageError || error instanceof SettingError) {
+    const prefix = error instanceof SettingError ? 'bad setting: ' : '';
+    process.stderr.write(`plantstore: ${prefix}${error.message}\n`);
+    process.exit(USAGE_EXIT_CODE);
   }
+  if (error instanceof StartError || error instanceof BackupError) fail(error.message);
   if (error instanceof StoreUnavailableError) fail(`cannot use the database: ${error.message}`);
   throw error;
 }

@@ -6,9 +6,11 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { StoreUnavailableError } from './errors.js';
+import { aggregateWorkerMetrics, joinMetricsAggregation } from './http/cluster-metrics.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import { startServer } from './server.js';
+import { StartError, asStartError, briefReason, isPermanentDatabaseFailure } from './start-failure.js';
 import { openStore } from './store/open-store.js';
 
 /** A worker that dies sooner than this after its start is restarted only after RESPAWN_DELAY_MS. */
@@ -18,10 +20,43 @@ const RESPAWN_DELAY_MS = 1_000;
 const MAX_FAILED_STARTS = 5;
 const START_RETRY_MAX_MS = 10_000;
 
+/** A worker tells the supervisor why it could not start; the supervisor prints it once and stops. */
+const START_FAILED = 'plantstore:start-failed';
+
+interface StartFailedMessage {
+  type: typeof START_FAILED;
+  line: string;
+}
+
+function isStartFailed(message: unknown): message is StartFailedMessage {
+  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === START_FAILED;
+}
+
+/** Serves until SIGTERM or SIGINT. A start that cannot succeed rejects with a StartError. */
 export async function serve(settings: Settings): Promise<void> {
   const logger = createLogger(settings.logLevel);
-  if (settings.workers > 1 && cluster.isPrimary) return supervise(settings, logger);
-  return serveOne(settings, logger);
+  try {
+    if (settings.workers > 1 && cluster.isPrimary) return await supervise(settings, logger);
+    return await serveOne(settings, logger);
+  } catch (error) {
+    throw asStartError(error, settings);
+  }
+}
+
+/** Runs `handle` on the first SIGTERM or SIGINT only: the same signal may come twice (to the group, then from the supervisor). */
+function onFirstSignal(handle: (signal: NodeJS.Signals) => void): () => void {
+  let seen = false;
+  const listener = (signal: NodeJS.Signals) => {
+    if (seen) return;
+    seen = true;
+    handle(signal);
+  };
+  process.on('SIGTERM', listener);
+  process.on('SIGINT', listener);
+  return () => {
+    process.off('SIGTERM', listener);
+    process.off('SIGINT', listener);
+  };
 }
 
 /**
@@ -32,40 +67,47 @@ export async function serve(settings: Settings): Promise<void> {
 async function whenDatabaseAnswers<T>(settings: Settings, logger: Logger, step: () => Promise<T>): Promise<T> {
   // An embedded database that cannot be opened (a directory, no permission) will not heal by waiting.
   if (settings.databaseUrl.startsWith('sqlite:')) return step();
-  const quit = () => process.exit(0);
-  process.once('SIGTERM', quit);
-  process.once('SIGINT', quit);
+  const stopWaiting = onFirstSignal(() => process.exit(0));
   try {
     for (let delay = 500; ; delay = Math.min(delay * 2, START_RETRY_MAX_MS)) {
       try {
         return await step();
       } catch (error) {
-        if (!(error instanceof StoreUnavailableError)) throw error;
-        logger.error({ err: error, retryInMs: delay }, 'the database does not answer; retrying the start');
+        // A missing database or a refused login stays so: stop now, with the line that says which.
+        if (!(error instanceof StoreUnavailableError) || isPermanentDatabaseFailure(error)) throw error;
+        logger.warn({ reason: briefReason(error), retryInMs: delay }, 'the database does not answer; retrying the start');
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   } finally {
-    process.off('SIGTERM', quit);
-    process.off('SIGINT', quit);
+    stopWaiting();
   }
 }
 
 /** One serving process: the whole service, or one worker of the cluster. */
 async function serveOne(settings: Settings, logger: Logger): Promise<void> {
-  const running = await whenDatabaseAnswers(settings, logger, () => startServer(settings, { logger }));
-  const stop = (signal: string) => {
-    running.logger.info({ signal }, 'draining in-flight requests');
-    running.close().then(
+  joinMetricsAggregation();
+  let running;
+  try {
+    running = await whenDatabaseAnswers(settings, logger, () => startServer(settings, { logger }));
+  } catch (error) {
+    const failure = asStartError(error, settings);
+    const send = process.send?.bind(process);
+    if (!cluster.isWorker || send === undefined || !(failure instanceof StartError)) throw failure;
+    send({ type: START_FAILED, line: failure.message } satisfies StartFailedMessage, () => process.exit(1));
+    return;
+  }
+  const server = running;
+  onFirstSignal((signal) => {
+    server.logger.info({ signal }, 'draining in-flight requests');
+    server.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        running.logger.error({ err: error }, 'shutdown failed');
+        server.logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  });
 }
 
 async function supervise(settings: Settings, logger: Logger): Promise<void> {
@@ -79,14 +121,24 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
   let failedStarts = 0;
   let stopping = false;
   let exitCode = 0;
+  let startFailure: string | undefined;
 
   const fork = () => startedAt.set(cluster.fork(), Date.now());
   const living = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
   const finish = () => {
     logger.info({ exitCode }, 'plantstore stopped');
     logger.flush();
+    if (startFailure !== undefined) process.stderr.write(`plantstore: ${startFailure}\n`);
     process.exit(exitCode);
   };
+
+  aggregateWorkerMetrics();
+  cluster.on('message', (_worker, message: unknown) => {
+    if (!isStartFailed(message) || startFailure !== undefined) return;
+    startFailure = message.line;
+    exitCode = 1;
+    stop('a worker cannot start');
+  });
 
   cluster.on('listening', (worker) => {
     listened.add(worker);
@@ -98,7 +150,7 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
     startedAt.delete(worker);
     listened.delete(worker);
     if (stopping) {
-      if (code !== 0) exitCode = 1;
+      if (code !== 0 && startFailure === undefined) exitCode = 1;
       if (living().length === 0) finish();
       return;
     }
@@ -124,11 +176,11 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
     logger.info({ signal, workers: living().length }, 'draining all workers');
     const workers = living();
     if (workers.length === 0) return finish();
-    // Each worker drains its own in-flight requests on SIGTERM and exits 0.
+    // Each worker drains its own in-flight requests on SIGTERM and exits 0; one that got the
+    // signal already (sent to the whole process group) ignores this second one.
     for (const worker of workers) worker.process.kill('SIGTERM');
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  onFirstSignal((signal) => stop(signal));
 
   for (let i = 0; i < settings.workers; i++) fork();
   logger.info({ workers: settings.workers, port: settings.port }, 'plantstore supervisor started');

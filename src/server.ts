@@ -1,5 +1,5 @@
 /**
- * Boot: open the store, build the app, listen; and close in order (stop accepting, drain
+ * Boot: open the store, build the app, listen, print the first-start token; and close in order (stop accepting, drain
  * in-flight requests, close the database).
  */
 import { createServer, type Server } from 'node:http';
@@ -8,10 +8,12 @@ import { buildApp } from './app.js';
 import { issueToken } from './auth/api-tokens.js';
 import { buildAuthenticator } from './auth/build-authenticator.js';
 import { Metrics } from './http/metrics.js';
+import { ResponseBatcher } from './http/response-batcher.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
+import { EndOfTurn } from './util/end-of-turn.js';
 
 /** Slow clients: headers and whole requests must arrive within this time. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -53,15 +55,17 @@ async function bootstrapToken(store: Store, announce: (text: string) => void): P
 export async function startServer(settings: Settings, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(settings.logLevel);
   const metrics = new Metrics();
+  const endOfTurn = new EndOfTurn();
   const store = await openStore({
     ...settings,
+    endOfTurn,
     registry: metrics.registry,
     onConnectionError: (err) => logger.warn({ err }, 'a database connection broke; the next query reconnects'),
     onWriteBatch: (size, seconds) => metrics.observeWriteBatch(size, seconds),
   });
-  if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
 
-  const app = buildApp({ settings, store, authenticator: buildAuthenticator(settings, store, logger), logger, metrics });
+  const responses = settings.responseBatching ? new ResponseBatcher(endOfTurn) : undefined;
+  const app = buildApp({ settings, store, authenticator: buildAuthenticator(settings, store, logger), logger, metrics, responses });
   const server = createServer(
     {
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -72,13 +76,21 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     },
     app,
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(settings.port, settings.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(settings.port, settings.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+    // Only once the port is ours: a start that cannot listen must not spend the one-time token.
+    if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
+  } catch (error) {
+    server.close();
+    await store.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${host}:${port}`;

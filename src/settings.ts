@@ -23,6 +23,7 @@ export interface Settings {
   corsOrigins: string[];
   rateLimit: RateLimit | undefined;
   workers: number;
+  responseBatching: boolean;
 }
 
 /** Requests allowed per owner per window (also the burst size). */
@@ -97,10 +98,25 @@ function databaseUrl(raw: string): string {
   throw new Error('must be sqlite:<path> or postgres://…');
 }
 
+/** Why `text` is not an origin (scheme, host and optional port, nothing more), or undefined if it is one. */
+function originProblem(text: string): string | undefined {
+  if (text === '*') return 'a wildcard is not accepted: list each allowed origin, like https://app.example.com';
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `"${text}" is not an origin: write scheme and host, like https://app.example.com`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `"${text}" is not an origin: it must start with https:// or http://`;
+  if (text !== url.origin) return `"${text}" is not an origin: write it as ${url.origin}, without path, query or trailing slash`;
+  return undefined;
+}
+
 function origins(raw: string): string[] {
   const values = list(raw);
   for (const origin of values) {
-    if (origin !== new URL(origin).origin) throw new Error(`"${origin}" is not an origin like https://app.example.com`);
+    const problem = originProblem(origin);
+    if (problem !== undefined) throw new Error(problem);
   }
   return values;
 }
@@ -146,6 +162,14 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
     parse: optional(parseRateLimit),
   },
   { key: 'workers', env: 'WORKERS', flag: 'workers', default: '1', doc: 'processes serving one port (node cluster)', parse: integer(1, 256) },
+  {
+    key: 'responseBatching',
+    env: 'RESPONSE_BATCHING',
+    flag: 'response-batching',
+    default: 'true',
+    doc: "write each event-loop turn's responses together at its end (false: each at once)",
+    parse: boolean,
+  },
 ];
 
 const SECRET_SETTINGS: ReadonlySet<keyof Settings> = new Set(['jwtSecret']);

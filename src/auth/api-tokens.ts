@@ -5,15 +5,12 @@
 import * as crypto from 'node:crypto';
 import { errors } from '../errors.js';
 import type { TokenRecord, TokenStore } from '../store/store.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { READ, WRITE, type CredentialVerifier, type Principal, type Scope } from './principal.js';
 
 const TOKEN_PREFIX = 'pst_';
 const TOKEN_SHAPE = /^pst_[A-Za-z0-9_-]{43}$/;
-/** `pst_` and 43 characters: checked before anything that reads the whole token. */
-const TOKEN_LENGTH = TOKEN_PREFIX.length + 43;
 const TOUCH_INTERVAL_MS = 60_000;
-/** Tokens whose digest is remembered; past this many the memo starts over. */
-const MAX_REMEMBERED_DIGESTS = 10_000;
 
 /** The SHA-256 digest of a token, hex. crypto.hash (Node ≥ 20.12) is several times cheaper than createHash. */
 export const digestToken: (token: string) => string =
@@ -64,17 +61,9 @@ export function parseDuration(text: string): number | undefined {
   return Number(match[1]) * unit;
 }
 
-/**
- * Verifies `pst_` tokens against the store on every request, so a revocation counts at once.
- * The SHA-256 of a token that verified is remembered (its record is still looked up each time):
- * hashing was the costliest step of a cached lookup. Only tokens that were valid are kept, so
- * guesses cannot fill the memo.
- */
+/** Verifies `pst_` tokens against the store on every request, so a revocation counts at once. */
 export class ApiTokenVerifier implements CredentialVerifier {
   private readonly lastTouched = new Map<string, number>();
-  private readonly digests = new Map<string, string>();
-  /** A store that caches its records hands out the same object again: so is its principal. */
-  private readonly principals = new WeakMap<TokenRecord, Principal>();
 
   constructor(
     private readonly store: TokenStore,
@@ -85,52 +74,19 @@ export class ApiTokenVerifier implements CredentialVerifier {
     return token.startsWith(TOKEN_PREFIX);
   }
 
-  async verify(token: string): Promise<Principal> {
-    if (token.length !== TOKEN_LENGTH) throw errors.invalidToken();
-    const remembered = this.digests.get(token);
-    if (remembered === undefined && !TOKEN_SHAPE.test(token)) throw errors.invalidToken();
-    const digest = remembered ?? digestToken(token);
-    const principal = this.admit(token, await this.store.findTokenByDigest(digest));
-    if (remembered === undefined) this.remember(token, digest);
-    return principal;
+  verify(token: string): MaybePromise<Principal> {
+    if (!TOKEN_SHAPE.test(token)) throw errors.invalidToken();
+    return andThen(this.store.findTokenByDigest(digestToken(token)), (record) => this.admit(record));
   }
 
-  /**
-   * verify() without awaiting: the caller when the token's digest is remembered and the store has
-   * its record in memory (a cache as current as the store's own lookup), else undefined.
-   */
-  verifyNow(token: string): Principal | undefined {
-    if (token.length !== TOKEN_LENGTH) throw errors.invalidToken();
-    const digest = this.digests.get(token);
-    if (digest === undefined) return undefined;
-    const record = this.store.cachedToken?.(digest);
-    return record === undefined ? undefined : this.admit(token, record);
-  }
-
-  /** The caller a record stands for; a missing, revoked or expired one is refused and its token forgotten. */
-  private admit(token: string, record: TokenRecord | undefined): Principal {
+  /** The caller a record stands for; a missing, revoked or expired one is refused. */
+  private admit(record: TokenRecord | undefined): Principal {
     const now = Date.now();
     if (record === undefined || record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt.getTime() <= now)) {
-      this.digests.delete(token);
       throw errors.invalidToken();
     }
     this.touch(record.id, now);
-    let principal = this.principals.get(record);
-    if (principal === undefined) {
-      principal = { owner: record.user, scopes: new Set(record.scopes) };
-      this.principals.set(record, principal);
-    }
-    return principal;
-  }
-
-  /** How many tokens' digests are remembered (at most 10,000). */
-  get rememberedDigests(): number {
-    return this.digests.size;
-  }
-
-  private remember(token: string, digest: string): void {
-    if (this.digests.size >= MAX_REMEMBERED_DIGESTS) this.digests.clear();
-    this.digests.set(token, digest);
+    return { owner: record.user, scopes: new Set(record.scopes) };
   }
 
   /** Records "last used" at most once a minute per token, off the request's path. */

@@ -1,8 +1,9 @@
 /**
  * RFC 6750 bearer parsing: the scheme is case-insensitive, the token must be a b64token,
- * and each kind of failure gets its own WWW-Authenticate answer.
+ * and each kind of failure gets its own WWW-Authenticate header.
  */
 import { errors } from '../errors.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { CredentialVerifier, Principal, Scope } from './principal.js';
 
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -23,16 +24,10 @@ export function bearerToken(header: string | undefined): string {
 export class Authenticator {
   constructor(private readonly verifiers: readonly CredentialVerifier[]) {}
 
-  async authorize(header: string | undefined, scope: Scope): Promise<Principal> {
+  /** The caller, if its token is valid and has `scope`; otherwise an ApiError, thrown or rejected. */
+  authorize(header: string | undefined, scope: Scope): MaybePromise<Principal> {
     const token = bearerToken(header);
-    return withScope(await this.verifierFor(token).verify(token), scope);
-  }
-
-  /** authorize() without awaiting, when the verifier can answer from memory; else undefined. Throws as authorize() would. */
-  authorizeNow(header: string | undefined, scope: Scope): Principal | undefined {
-    const token = bearerToken(header);
-    const principal = this.verifierFor(token).verifyNow?.(token);
-    return principal === undefined ? undefined : withScope(principal, scope);
+    return andThen(this.verifierFor(token).verify(token), (principal) => withScope(principal, scope));
   }
 
   private verifierFor(token: string): CredentialVerifier {

@@ -1,4 +1,5 @@
 import type { Scope } from '../store/store.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 
 export type { Scope };
 export const READ: Scope = 'plants:read';
@@ -20,8 +21,6 @@ export interface Principal {
 /** One kind of credential (API token, JWT). `accepts` looks only at the token's shape. */
 export interface CredentialVerifier {
   accepts(token: string): boolean;
-  /** Resolves to the caller, or throws an ApiError (401 invalid_token, 503 when a dependency is down). */
-  verify(token: string): Promise<Principal>;
-  /** verify()'s answer when it needs no waiting (all in memory), else undefined; throws as verify() would. */
-  verifyNow?(token: string): Principal | undefined;
+  /** The caller, or an ApiError thrown or rejected (401 invalid_token, 503 when a dependency is down). */
+  verify(token: string): MaybePromise<Principal>;
 }

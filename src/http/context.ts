@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../auth/principal.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
+import type { ResponseBatcher } from './response-batcher.js';
 
-/** What a route handler gets: the raw request and response, the parsed URL, and the caller. */
+/** What a route handler gets: the raw request and response and the parsed URL. */
 export interface RequestContext {
   req: IncomingMessage;
   res: ServerResponse;
@@ -10,8 +12,11 @@ export interface RequestContext {
   query: string;
   /** The path parameter of a templated route (`/plants/{id}`). */
   param: string;
-  /** Set before the handler runs on routes that need a token. */
-  principal: Principal;
+  /** Where JSON and empty responses wait for the end of the turn; undefined when batching is off. */
+  responses: ResponseBatcher | undefined;
 }
 
-export type Handler = (ctx: RequestContext) => Promise<void> | void;
+/** A handler of a public route. */
+export type Handler = (ctx: RequestContext) => MaybePromise<void>;
+/** A handler of a route that needs a token: it is given the caller the token stands for. */
+export type AuthorizedHandler = (ctx: RequestContext, principal: Principal) => MaybePromise<void>;

@@ -6,8 +6,8 @@ const EXPOSED_HEADERS = 'Link, Location, X-Request-Id, WWW-Authenticate, Retry-A
 /**
  * CORS headers for the origins listed in CORS_ORIGINS only (none by default); a preflight
  * (OPTIONS) also gets the methods and headers it may use. Other origins get no CORS headers.
- * Called only when some origin is listed; every answer then says it varies by Origin, so a
- * cache never hands one origin's answer to another.
+ * Called only when some origin is listed; every response then says it varies by Origin, so a
+ * cache never hands one origin's response to another.
  */
 export function applyCors(allowedOrigins: ReadonlySet<string>, req: IncomingMessage, res: ServerResponse, allow: string): void {
   res.setHeader('vary', 'Origin');

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { errors } from '../errors.js';
-import { startAnswer } from './respond.js';
+import { startResponse } from './respond.js';
 import type { Operation } from './router.js';
 
 const JS = 'text/javascript; charset=utf-8';
@@ -59,7 +59,7 @@ export function docsRoutes(): Record<string, Record<string, Operation>> {
       GET: {
         scope: undefined,
         handle: (ctx) => {
-          startAnswer(ctx, 200).setHeader('content-type', 'text/html; charset=utf-8').setHeader('content-security-policy', CSP).end(PAGE);
+          startResponse(ctx, 200).setHeader('content-type', 'text/html; charset=utf-8').setHeader('content-security-policy', CSP).end(PAGE);
         },
       },
     },
@@ -69,7 +69,7 @@ export function docsRoutes(): Record<string, Record<string, Operation>> {
         handle: (ctx) => {
           const asset = assets.get(ctx.param);
           if (asset === undefined) throw errors.routeNotFound();
-          startAnswer(ctx, 200).setHeader('content-type', asset.type).setHeader('cache-control', 'public, max-age=3600').end(asset.body);
+          startResponse(ctx, 200).setHeader('content-type', asset.type).setHeader('cache-control', 'public, max-age=3600').end(asset.body);
         },
       },
     },

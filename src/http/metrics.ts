@@ -1,31 +1,52 @@
-/** Prometheus metrics: requests by route, method and status; latency; database figures. */
-import { Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
-import { RequestMetrics } from './request-metrics.js';
+/** Prometheus metrics through prom-client: requests by route, method and status; latency; database figures. */
+import { Counter, Histogram, Registry, collectDefaultMetrics, type LabelValues } from 'prom-client';
+
+type RequestLabels = 'route' | 'method' | 'status';
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests = new RequestMetrics();
-  readonly writeBatchSize = new Histogram({
+  private readonly requests = new Counter<RequestLabels>({
+    name: 'plantstore_http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram<'route' | 'method'>({
+    name: 'plantstore_http_request_duration_seconds',
+    help: 'Time from request to the end of the response, by route template and method.',
+    labelNames: ['route', 'method'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
+  private readonly writeBatchSize = new Histogram({
     name: 'plantstore_db_write_batch_size',
     help: 'Writes committed together in one transaction (group commit).',
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
     registers: [this.registry],
   });
-  readonly writeBatchSeconds = new Histogram({
+  private readonly writeBatchSeconds = new Histogram({
     name: 'plantstore_db_write_batch_duration_seconds',
     help: 'Time to commit one write batch, fsync included.',
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [this.registry],
   });
+  /** Bound children by label values: prom-client hashes the labels of every unbound call. */
+  private readonly requestChildren = new Map<string, { count: Counter.Internal; latency: Histogram.Internal<'route' | 'method'> }>();
 
   constructor() {
-    // The Registry reads only name, help, type and get(); its Metric type lists prom-client's own classes.
-    for (const metric of this.requests.metrics()) this.registry.registerMetric(metric as unknown as Metric);
     collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' });
   }
 
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    this.requests.observe(route, method, status, seconds);
+    const key = `${route} ${method} ${status}`;
+    let children = this.requestChildren.get(key);
+    if (children === undefined) {
+      const labels: LabelValues<RequestLabels> = { route, method, status };
+      children = { count: this.requests.labels(labels), latency: this.latency.labels({ route, method }) };
+      this.requestChildren.set(key, children);
+    }
+    children.count.inc();
+    children.latency.observe(seconds);
   }
 
   observeWriteBatch(size: number, seconds: number): void {

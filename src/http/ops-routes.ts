@@ -1,11 +1,12 @@
 /** Routes that need no token: health, readiness, metrics, the OpenAPI document and its docs page. */
 import type { Store } from '../store/store.js';
 import { errors } from '../errors.js';
+import { metricsReader } from './cluster-metrics.js';
 import type { RequestContext } from './context.js';
 import { docsRoutes } from './docs.js';
 import type { Metrics } from './metrics.js';
 import { openApiJson } from './openapi.js';
-import { sendJson, startAnswer } from './respond.js';
+import { sendJson, startResponse } from './respond.js';
 import type { Operation } from './router.js';
 
 const READINESS_TIMEOUT_MS = 2000;
@@ -16,6 +17,7 @@ function publicGet(handle: (ctx: RequestContext) => Promise<void> | void): Recor
 
 export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number): Record<string, Record<string, Operation>> {
   const openapi = openApiJson({ bodyLimit });
+  const readMetrics = metricsReader(metrics.registry);
   return {
     '/healthz': publicGet((ctx) => sendJson(ctx, 200, '{"status":"ok"}')),
     '/readyz': publicGet(async (ctx) => {
@@ -34,8 +36,13 @@ export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number): Re
       sendJson(ctx, 200, '{"status":"ready"}');
     }),
     '/metrics': publicGet(async (ctx) => {
-      const body = await metrics.registry.metrics();
-      startAnswer(ctx, 200).setHeader('content-type', metrics.registry.contentType).end(body);
+      let body: string;
+      try {
+        body = await readMetrics();
+      } catch {
+        throw errors.unavailable('The figures of the other workers did not arrive in time.');
+      }
+      startResponse(ctx, 200).setHeader('content-type', metrics.registry.contentType).end(body);
     }),
     '/openapi.json': publicGet((ctx) => sendJson(ctx, 200, openapi)),
     ...docsRoutes(),

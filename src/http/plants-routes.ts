@@ -1,84 +1,37 @@
-/** POST /plants, GET /plants and DELETE /plants/{id}: HTTP in, domain rules, store out. */
+/** POST /plants, GET /plants, GET and DELETE /plants/{id}: HTTP in, domain rules, store out. */
 import type { ServerResponse } from 'node:http';
-import { READ, WRITE } from '../auth/principal.js';
+import { READ, WRITE, type Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
-import { parseInt64, parseNonNegativeInt32 } from '../plants/int64.js';
-import { PlantValidationError, plantJson, toNewPlant, type StoredPlant } from '../plants/plant.js';
+import { PlantValidationError, plantJson, toNewPlant, type PlantFields, type StoredPlant } from '../plants/plant.js';
 import type { PlantPage, PlantStore } from '../store/store.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { readJsonBody } from './body.js';
 import type { RequestContext } from './context.js';
-import { JSON_TYPE, sendEmpty, sendJson, startAnswer } from './respond.js';
+import { nextLink, parseItemFields, parseListParams, parsePlantId, type ListParams } from './plant-query.js';
+import { JSON_TYPE, sendEmpty, sendJson, startResponse } from './respond.js';
 import type { Operation } from './router.js';
 
-/** Pages up to this size are read in one query; larger answers stream from a snapshot. */
+/** Pages up to this size are read in one query; larger lists stream from a snapshot. */
 const BUFFERED_PAGE_MAX = 1000;
 const STREAM_CHUNK = 1000;
-
-interface ListParams {
-  limit: number | undefined;
-  after: bigint | undefined;
-}
-
-function single(params: URLSearchParams, name: string): string | undefined {
-  const values = params.getAll(name);
-  if (values.length > 1) throw errors.badRequest(`"${name}" may be given only once.`);
-  return values[0];
-}
-
-function parseListParams(query: string): ListParams {
-  if (query === '') return { limit: undefined, after: undefined };
-  // The common `limit=<digits>` alone needs no URLSearchParams; anything else takes the full path.
-  if (query.startsWith('limit=')) {
-    const limit = parseNonNegativeInt32(query.slice(6));
-    if (limit !== undefined) return { limit, after: undefined };
-  }
-  const params = new URLSearchParams(query);
-  const rawLimit = single(params, 'limit');
-  const rawAfter = single(params, 'after');
-  const limit = rawLimit === undefined ? undefined : parseNonNegativeInt32(rawLimit);
-  if (rawLimit !== undefined && limit === undefined) {
-    throw errors.badRequest('"limit" must be a whole number from 0 to 2147483647 written in decimal digits.');
-  }
-  const after = rawAfter === undefined ? undefined : parseInt64(rawAfter);
-  if (rawAfter !== undefined && after === undefined) {
-    throw errors.badRequest('"after" must be a signed 64-bit integer written in decimal digits.');
-  }
-  return { limit, after };
-}
-
-function nextLink(limit: number, lastId: bigint): string {
-  return `</plants?limit=${limit}&after=${lastId}>; rel="next"`;
-}
-
-function sendPage(ctx: RequestContext, page: PlantPage, limit: number): void {
-  const last = page.plants.at(-1);
-  const headers = page.hasMore && last !== undefined ? { link: nextLink(limit, last.id) } : undefined;
-  sendJson(ctx, 200, pageBody(page), headers);
-}
-
-/** Stores may hand out the same page object again (the SQLite page cache): its JSON is built once. */
-const pageBodies = new WeakMap<PlantPage, string>();
-
-function pageBody(page: PlantPage): string {
-  let body = pageBodies.get(page);
-  if (body === undefined) {
-    body = pageJson(page.plants);
-    pageBodies.set(page, body);
-  }
-  return body;
-}
-
-function pageJson(plants: readonly StoredPlant[]): string {
-  let body = '[';
-  for (let i = 0; i < plants.length; i++) body += (i === 0 ? '' : ',') + plantJson(plants[i] as StoredPlant);
-  return body + ']';
-}
 
 /**
  * A client that reads nothing of a streamed list for this long is cut off: it would otherwise
  * hold a database snapshot (and on PostgreSQL a pooled connection) for as long as it likes.
  */
 export const STALLED_READER_MS = 30_000;
+
+function plantsJson(plants: readonly StoredPlant[], fields: PlantFields): string {
+  let body = '';
+  for (let i = 0; i < plants.length; i++) body += (i === 0 ? '' : ',') + plantJson(plants[i] as StoredPlant, fields);
+  return body;
+}
+
+function sendPage(ctx: RequestContext, page: PlantPage, params: ListParams, limit: number): void {
+  const last = page.plants.at(-1);
+  const headers = page.hasMore && last !== undefined ? { link: nextLink(params, limit, last.id) } : undefined;
+  sendJson(ctx, 200, `[${plantsJson(page.plants, params.fields)}]`, headers);
+}
 
 /**
  * Resolves when `res` can take more data or has closed, and leaves no listener behind; destroys
@@ -100,7 +53,7 @@ function writable(res: ServerResponse): Promise<void> {
 }
 
 export function plantRoutes(store: PlantStore, bodyLimit: number) {
-  async function createPlant(ctx: RequestContext): Promise<void> {
+  async function createPlant(ctx: RequestContext, { owner }: Principal): Promise<void> {
     const body = await readJsonBody(ctx.req, bodyLimit);
     let plant: StoredPlant;
     try {
@@ -109,40 +62,32 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
       if (error instanceof PlantValidationError) throw errors.badRequest(error.message);
       throw error;
     }
-    const { outcome, stored } = await store.createPlant(ctx.principal.owner, plant);
+    const { outcome, stored } = await store.createPlant(owner, plant);
     if (outcome === 'conflict') throw errors.plantConflict();
     sendJson(ctx, 200, plantJson(stored), { location: `/plants/${stored.id}` });
   }
 
-  /** A page the store holds in memory is answered before this returns; anything else returns a promise. */
-  function listPlants(ctx: RequestContext): Promise<void> | undefined {
-    const { limit, after } = parseListParams(ctx.query);
-    if (limit === 0) {
-      sendJson(ctx, 200, '[]');
-      return undefined;
-    }
-    if (limit === undefined || limit > BUFFERED_PAGE_MAX) return streamPlants(ctx, { limit, after });
-    const { owner } = ctx.principal;
-    const cached = store.cachedPage?.(owner, after, limit);
-    if (cached !== undefined) {
-      sendPage(ctx, cached, limit);
-      return undefined;
-    }
-    return store.listPlants(owner, after, limit).then((page) => sendPage(ctx, page, limit));
+  function listPlants(ctx: RequestContext, { owner }: Principal): MaybePromise<void> {
+    const params = parseListParams(ctx.query);
+    const { limit } = params;
+    if (limit === 0) return sendJson(ctx, 200, '[]');
+    if (limit === undefined || limit > BUFFERED_PAGE_MAX) return streamPlants(ctx, owner, params);
+    return andThen(store.listPlants(owner, { ...params, limit }), (page) => sendPage(ctx, page, params, limit));
   }
 
   /** Writes the list chunk by chunk, waiting for the client to drain, so memory stays flat. */
-  async function streamPlants(ctx: RequestContext, params: ListParams): Promise<void> {
+  async function streamPlants(ctx: RequestContext, owner: string, params: ListParams): Promise<void> {
     const { res } = ctx;
-    const stream = await store.streamPlants(ctx.principal.owner, params);
+    const stream = await store.streamPlants(owner, params);
     try {
-      startAnswer(ctx, 200);
+      startResponse(ctx, 200);
       res.setHeader('content-type', JSON_TYPE);
+      res.setHeader('cache-control', 'no-store');
       if (stream.lastIdBeforeMore !== undefined && params.limit !== undefined) {
-        res.setHeader('link', nextLink(params.limit, stream.lastIdBeforeMore));
+        res.setHeader('link', nextLink(params, params.limit, stream.lastIdBeforeMore));
       }
       if (ctx.req.method === 'HEAD') {
-        res.end(); // the headers are the whole answer: no need to read the plants
+        res.end(); // the headers are the whole response: no need to read the plants
         return;
       }
       let first = true;
@@ -150,13 +95,13 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
       for (;;) {
         const chunk = await stream.next(STREAM_CHUNK);
         if (chunk.length === 0 || res.destroyed) break;
-        const text = pageJson(chunk).slice(1, -1);
+        const text = plantsJson(chunk, params.fields);
         if (!res.write(first ? text : ',' + text)) await writable(res);
         first = false;
       }
       if (!res.destroyed) res.end(']');
     } catch (error) {
-      // The status line is gone: cut the connection so the client sees an incomplete answer.
+      // The status line is gone: cut the connection so the client sees an incomplete response.
       res.destroy(error as Error);
       throw error;
     } finally {
@@ -164,17 +109,21 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
     }
   }
 
-  async function deletePlant(ctx: RequestContext): Promise<void> {
-    let raw: string;
-    try {
-      raw = decodeURIComponent(ctx.param);
-    } catch {
-      raw = '';
-    }
-    const id = parseInt64(raw);
-    if (id === undefined) throw errors.badRequest('The plant id in the path must be a signed 64-bit integer in decimal digits.');
-    if (!(await store.deletePlant(ctx.principal.owner, id))) throw errors.plantNotFound();
-    sendEmpty(ctx, 204);
+  function getPlant(ctx: RequestContext, { owner }: Principal): MaybePromise<void> {
+    const id = parsePlantId(ctx.param);
+    const fields = parseItemFields(ctx.query);
+    return andThen(store.getPlant(owner, id), (plant) => {
+      if (plant === undefined) throw errors.plantNotFound();
+      sendJson(ctx, 200, plantJson(plant, fields));
+    });
+  }
+
+  function deletePlant(ctx: RequestContext, { owner }: Principal): MaybePromise<void> {
+    const id = parsePlantId(ctx.param);
+    return andThen(store.deletePlant(owner, id), (deleted) => {
+      if (!deleted) throw errors.plantNotFound();
+      sendEmpty(ctx, 204);
+    });
   }
 
   return {
@@ -183,6 +132,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
       POST: { scope: WRITE, handle: createPlant },
     } satisfies Record<string, Operation>,
     item: {
+      GET: { scope: READ, handle: getPlant },
       DELETE: { scope: WRITE, handle: deletePlant },
     } satisfies Record<string, Operation>,
   };

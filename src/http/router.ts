@@ -3,13 +3,10 @@
  * and which methods that template allows (405 with Allow otherwise).
  */
 import type { Scope } from '../auth/principal.js';
-import type { Handler } from './context.js';
+import type { AuthorizedHandler, Handler } from './context.js';
 
-export interface Operation {
-  /** The scope a bearer token needs; undefined for public routes. */
-  scope: Scope | undefined;
-  handle: Handler;
-}
+/** A public operation, or one that needs a bearer token with `scope`. */
+export type Operation = { scope: undefined; handle: Handler } | { scope: Scope; handle: AuthorizedHandler };
 
 export interface Route {
   /** The template, also the metrics label: `/plants/{id}`. */
@@ -32,11 +29,9 @@ export class Router {
 
   /** Adds a route; a template ending in `/{name}` matches one path segment there. */
   add(template: string, operations: Record<string, Operation>): void {
-    const methods = Object.keys(operations);
-    if (operations.GET !== undefined && operations.HEAD === undefined) {
-      operations.HEAD = operations.GET;
-      methods.push('HEAD');
-    }
+    // HEAD is answered wherever GET is, and listed beside it.
+    const methods = Object.keys(operations).flatMap((method) => (method === 'GET' && operations.HEAD === undefined ? ['GET', 'HEAD'] : [method]));
+    if (operations.GET !== undefined) operations.HEAD ??= operations.GET;
     const allow = [...methods, 'OPTIONS'];
     const route: Route = { template, operations, allow, allowHeader: allow.join(', ') };
     const param = /\/\{[a-z]+\}$/.exec(template);

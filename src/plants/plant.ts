@@ -65,11 +65,22 @@ export function toNewPlant(body: JsonValue): StoredPlant {
   return { id, name, tag };
 }
 
-/** The API's view of a stored plant (name, and tag when it has one; never the id) as JSON, built directly. */
-export function plantJson(stored: { name: string; tag: string | null }): string {
-  return stored.tag === null
-    ? `{"name":${JSON.stringify(stored.name)}}`
-    : `{"name":${JSON.stringify(stored.name)},"tag":${JSON.stringify(stored.tag)}}`;
+/** The members a plant is shown with (`fields`); the seed's Plant is name and tag. */
+export interface PlantFields {
+  id: boolean;
+  name: boolean;
+  tag: boolean;
+}
+
+export const PLANT_FIELDS: PlantFields = { id: false, name: true, tag: true };
+
+/** A stored plant as the API shows it, built directly: `id` as an exact integer, `tag` only when it has one. */
+export function plantJson(stored: StoredPlant, fields: PlantFields = PLANT_FIELDS): string {
+  let json = '';
+  if (fields.id) json += `,"id":${stored.id}`;
+  if (fields.name) json += `,"name":${JSON.stringify(stored.name)}`;
+  if (fields.tag && stored.tag !== null) json += `,"tag":${JSON.stringify(stored.tag)}`;
+  return json === '' ? '{}' : `{${json.slice(1)}}`;
 }
 
 /** True when a create of `a` repeats the stored `b`: a safe retry rather than a conflict. */

@@ -1,5 +1,6 @@
 /** Opens the store that DATABASE_URL names. */
 import type { Registry } from 'prom-client';
+import type { EndOfTurn } from '../util/end-of-turn.js';
 import type { Store } from './store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import { sqlitePath } from './sqlite/connection.js';
@@ -11,16 +12,16 @@ export interface StoreOptions {
   onConnectionError?: (error: Error) => void;
   /** Where a PostgreSQL store shows its connection pool figures. */
   registry?: Registry;
-  /** Told of each SQLite group commit: how many writes it held, and seconds until durable. */
+  /** The server's end-of-turn steps, where SQLite's group commit runs. */
+  endOfTurn?: EndOfTurn;
+  /** Told of each SQLite group commit: how many writes it held, and the seconds it took. */
   onWriteBatch?: (size: number, seconds: number) => void;
 }
 
 /** Opens the store that DATABASE_URL names and applies pending migrations. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl.startsWith('sqlite:')) {
-    const store = new SqliteStore(sqlitePath(options.databaseUrl), options.onWriteBatch);
-    await store.migrate();
-    return store;
+    return SqliteStore.open(sqlitePath(options.databaseUrl), options);
   }
   // Loaded only here, so that SQLite deployments never load the pg driver.
   const { PostgresStore } = await import('./postgres/postgres-store.js');

@@ -1,8 +1,11 @@
 /**
  * The storage interface. SQLite (store/sqlite) and PostgreSQL (store/postgres) fill it and
  * pass one shared contract test. Every plant query is by owner, so the data shards by owner.
+ * Plant and token lookups return a value or a promise (MaybePromise): the SQLite store answers
+ * reads at once and writes once their commit is on disk; PostgreSQL always with a promise.
  */
 import type { StoredPlant } from '../plants/plant.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 
 export type Scope = 'plants:read' | 'plants:write';
 
@@ -36,6 +39,13 @@ export interface CreateResult {
   stored: StoredPlant;
 }
 
+/** Which of an owner's plants a list wants: ids above `after`, with tag `tag`, at most `limit`. */
+export interface ListQuery {
+  after: bigint | undefined;
+  tag: string | undefined;
+  limit: number | undefined;
+}
+
 /** A page of plants read in one go, plus whether more follow. */
 export interface PlantPage {
   readonly plants: readonly StoredPlant[];
@@ -50,36 +60,25 @@ export interface PlantStream {
   /** Set when `limit` cut the list short: the id of the last plant the stream yields. */
   readonly lastIdBeforeMore: bigint | undefined;
   /** The next chunk of at most `max` plants; empty when done. */
-  next(max: number): Promise<StoredPlant[]>;
-  close(): Promise<void>;
-}
-
-export interface ListQuery {
-  after: bigint | undefined;
-  limit: number | undefined;
+  next(max: number): MaybePromise<StoredPlant[]>;
+  close(): MaybePromise<void>;
 }
 
 export interface PlantStore {
-  createPlant(owner: string, plant: StoredPlant): Promise<CreateResult>;
-  /** Plants with id > after, ascending, at most `limit` (which must be small). */
-  listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage>;
-  /**
-   * listPlants' answer when the store can give it from memory, as current as listPlants would be;
-   * undefined when only the database can. Lets a cached read be answered without awaiting anything.
-   */
-  cachedPage?(owner: string, after: bigint | undefined, limit: number): PlantPage | undefined;
-  streamPlants(owner: string, query: ListQuery): Promise<PlantStream>;
+  createPlant(owner: string, plant: StoredPlant): MaybePromise<CreateResult>;
+  getPlant(owner: string, id: bigint): MaybePromise<StoredPlant | undefined>;
+  /** Plants matching the query, ascending by id, at most `limit` (which must be small). */
+  listPlants(owner: string, query: ListQuery & { limit: number }): MaybePromise<PlantPage>;
+  streamPlants(owner: string, query: ListQuery): MaybePromise<PlantStream>;
   /** True when the plant existed and is now deleted. */
-  deletePlant(owner: string, id: bigint): Promise<boolean>;
+  deletePlant(owner: string, id: bigint): MaybePromise<boolean>;
 }
 
 export interface TokenStore {
   createToken(token: NewTokenRecord): Promise<void>;
   /** Creates the token only when no token exists at all; true when it did. */
   createFirstToken(token: NewTokenRecord): Promise<boolean>;
-  findTokenByDigest(digest: string): Promise<TokenRecord | undefined>;
-  /** findTokenByDigest's answer from memory, as current as it would be; undefined when only the database knows. */
-  cachedToken?(digest: string): TokenRecord | undefined;
+  findTokenByDigest(digest: string): MaybePromise<TokenRecord | undefined>;
   listTokens(): Promise<TokenRecord[]>;
   /** True when an unrevoked token with this id existed and is now revoked. */
   revokeToken(id: string, at: Date): Promise<boolean>;

@@ -15,9 +15,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `plantstore <args>` to completion. */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `plantstore <args>` to completion; `wrapper` runs it through another command, such as setpriv. */
+export async function runCli(args: string[], env: Record<string, string> = {}, wrapper: string[] = []): Promise<CliResult> {
+  const [command = process.execPath, ...rest] = [...wrapper, process.execPath];
+  const child = spawn(command, [...rest, CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -35,16 +36,26 @@ export interface ServerProcess {
   exited: Promise<[number | null, NodeJS.Signals | null]>;
 }
 
-/** Starts `plantstore serve` on a free port and waits for its "listening" log line. */
-export async function startServerProcess(t: TestContext, env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
+/**
+ * Starts `plantstore serve` on a free port and waits for its "listening" log line. `detached`
+ * puts it in a process group of its own, which a test can signal as a whole (as systemd does).
+ */
+export async function startServerProcess(
+  t: TestContext,
+  env: Record<string, string>,
+  args: string[] = [],
+  options: { detached?: boolean } = {},
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', ...args], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   t.after(async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
+      if (options.detached === true && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
       await exited;
     }
   });

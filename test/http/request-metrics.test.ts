@@ -1,4 +1,4 @@
-/** The hand-kept request metrics against the Prometheus text prom-client's Registry renders. */
+/** The request metrics as prom-client renders them for a scrape. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Metrics } from '../../src/http/metrics.js';
@@ -16,16 +16,16 @@ test('requests by route, method and status, and cumulative latency buckets by ro
     'plantstore_http_requests_total{route="/plants",method="GET",status="401"} 1',
     'plantstore_http_requests_total{route="/plants/{id}",method="DELETE",status="204"} 1',
     '# TYPE plantstore_http_request_duration_seconds histogram',
-    'plantstore_http_request_duration_seconds_bucket{route="/plants",method="GET",le="0.0005"} 1',
-    'plantstore_http_request_duration_seconds_bucket{route="/plants",method="GET",le="0.0025"} 1',
-    'plantstore_http_request_duration_seconds_bucket{route="/plants",method="GET",le="0.005"} 2',
-    'plantstore_http_request_duration_seconds_bucket{route="/plants",method="GET",le="0.01"} 2',
-    'plantstore_http_request_duration_seconds_bucket{route="/plants",method="GET",le="0.025"} 3',
-    'plantstore_http_request_duration_seconds_bucket{route="/plants",method="GET",le="+Inf"} 3',
+    'plantstore_http_request_duration_seconds_bucket{le="0.0005",route="/plants",method="GET"} 1',
+    'plantstore_http_request_duration_seconds_bucket{le="0.0025",route="/plants",method="GET"} 1',
+    'plantstore_http_request_duration_seconds_bucket{le="0.005",route="/plants",method="GET"} 2',
+    'plantstore_http_request_duration_seconds_bucket{le="0.01",route="/plants",method="GET"} 2',
+    'plantstore_http_request_duration_seconds_bucket{le="0.025",route="/plants",method="GET"} 3',
+    'plantstore_http_request_duration_seconds_bucket{le="+Inf",route="/plants",method="GET"} 3',
     'plantstore_http_request_duration_seconds_sum{route="/plants",method="GET"} 0.0234',
     'plantstore_http_request_duration_seconds_count{route="/plants",method="GET"} 3',
-    'plantstore_http_request_duration_seconds_bucket{route="/plants/{id}",method="DELETE",le="10"} 0',
-    'plantstore_http_request_duration_seconds_bucket{route="/plants/{id}",method="DELETE",le="+Inf"} 1',
+    'plantstore_http_request_duration_seconds_bucket{le="10",route="/plants/{id}",method="DELETE"} 0',
+    'plantstore_http_request_duration_seconds_bucket{le="+Inf",route="/plants/{id}",method="DELETE"} 1',
     'plantstore_http_request_duration_seconds_count{route="/plants/{id}",method="DELETE"} 1',
   ]) {
     assert.ok(lines.has(line), `missing: ${line}`);

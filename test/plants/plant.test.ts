@@ -75,10 +75,17 @@ describe('toNewPlant', () => {
 });
 
 describe('showing a plant', () => {
-  test('plantJson omits a missing tag and never shows the id', () => {
-    assert.equal(plantJson({ name: 'Fern', tag: null }), '{"name":"Fern"}');
-    assert.equal(plantJson({ id: 7n, name: 'Fern', tag: 'x' } as { name: string; tag: string | null }), '{"name":"Fern","tag":"x"}');
-    assert.equal(plantJson({ name: 'F"e\\rn\u2028', tag: 'a\u0000' }), JSON.stringify({ name: 'F"e\\rn\u2028', tag: 'a\u0000' }));
+  test('plantJson omits a missing tag and by default never shows the id', () => {
+    assert.equal(plantJson({ id: 7n, name: 'Fern', tag: null }), '{"name":"Fern"}');
+    assert.equal(plantJson({ id: 7n, name: 'Fern', tag: 'x' }), '{"name":"Fern","tag":"x"}');
+    assert.equal(plantJson({ id: 7n, name: 'F"e\\rn\u2028', tag: 'a\u0000' }), JSON.stringify({ name: 'F"e\\rn\u2028', tag: 'a\u0000' }));
+  });
+
+  test('plantJson shows the fields asked for, the id as an exact integer', () => {
+    const plant = { id: 9223372036854775807n, name: 'Fern', tag: 'x' };
+    assert.equal(plantJson(plant, { id: true, name: true, tag: true }), '{"id":9223372036854775807,"name":"Fern","tag":"x"}');
+    assert.equal(plantJson({ ...plant, id: -9223372036854775808n }, { id: true, name: false, tag: false }), '{"id":-9223372036854775808}');
+    assert.equal(plantJson({ ...plant, tag: null }, { id: false, name: false, tag: true }), '{}');
   });
 
   test('samePlant compares name and tag, not id', () => {

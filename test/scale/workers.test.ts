@@ -1,9 +1,11 @@
 /**
- * `plantstore serve --workers 2`: two processes on one port, a dead worker replaced, and
- * SIGTERM draining in-flight requests before the exit with status 0. On both stores.
+ * `plantstore serve --workers 2`: two processes on one port, a dead worker replaced, SIGTERM
+ * or SIGINT (to the supervisor or its whole process group) draining in-flight requests before
+ * the exit with status 0, and /metrics summing every worker's figures. On both stores.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
@@ -26,9 +28,9 @@ async function until(condition: () => boolean, what: string, withinMs = 15_000):
   }
 }
 
-async function startCluster(t: TestContext, kind: StoreKind) {
+async function startCluster(t: TestContext, kind: StoreKind, options: { detached?: boolean } = {}) {
   const databaseUrl = kind === 'postgres' ? (postgres.url as string) : `sqlite:${join(tempDir(t), 'plantstore.db')}`;
-  const instance = await startServerProcess(t, { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' }, ['--workers', '2']);
+  const instance = await startServerProcess(t, { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' }, ['--workers', '2'], options);
   await until(() => listeningPids(instance).size === 2, 'two workers to listen');
   const created = await runCli(['token', 'create', '--user', uniqueName()], { DATABASE_URL: databaseUrl });
   assert.equal(created.code, 0, created.stderr);
@@ -50,24 +52,77 @@ for (const kind of ['sqlite', 'postgres'] as const) {
 
     test('SIGTERM lets an in-flight request finish, then every worker stops and the exit status is 0', async (t) => {
       const { instance, token } = await startCluster(t, kind);
-      const { port } = new URL(instance.url);
-      const socket = connect(Number(port), '127.0.0.1');
-      await once(socket, 'connect');
-      let answer = '';
-      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-      const body = JSON.stringify({ id: 5, name: 'Slow fern' });
-      socket.write(
-        `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      instance.child.kill('SIGTERM');
-      await until(() => /draining in-flight requests[\s\S]*draining in-flight requests/.test(instance.stdout()), 'both workers to start draining');
-      socket.write(body.slice(5));
-      await until(() => answer.includes('\r\n\r\n'), 'the in-flight answer');
-      assert.match(answer, /^HTTP\/1\.1 200 /);
-      socket.end();
-      const [code] = await instance.exited;
-      assert.equal(code, 0);
+      await drainsInFlight(instance, token, () => instance.child.kill('SIGTERM'));
     });
   });
 }
+
+/** A POST whose body is only half sent when `signal()` runs must still be answered 200; then the exit status is 0. */
+async function drainsInFlight(instance: ServerProcess, token: string, signal: () => void): Promise<void> {
+  const { port } = new URL(instance.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+  const body = JSON.stringify({ id: 5, name: 'Slow fern' });
+  socket.write(
+    `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  signal();
+  await until(() => /draining in-flight requests[\s\S]*draining in-flight requests/.test(instance.stdout()), 'both workers to start draining');
+  socket.write(body.slice(5));
+  await until(() => answer.includes('\r\n\r\n'), 'the in-flight answer');
+  assert.match(answer, /^HTTP\/1\.1 200 /);
+  socket.end();
+  const [code, signalled] = await instance.exited;
+  assert.deepEqual([code, signalled], [0, null]);
+  assert.doesNotMatch(instance.stdout(), /worker died/);
+}
+
+/** One GET over a connection of its own, so that the cluster hands it to the next worker. */
+async function getOnNewConnection(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { agent: false, headers: { connection: 'close' } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe('serve --workers 2 and signals', () => {
+  test('SIGINT to the supervisor drains every worker and exits 0', async (t) => {
+    const { instance, token } = await startCluster(t, 'sqlite');
+    await drainsInFlight(instance, token, () => instance.child.kill('SIGINT'));
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    test(`${signal} to the whole process group (as systemd and Ctrl-C send it) drains every worker and exits 0`, async (t) => {
+      const { instance, token } = await startCluster(t, 'sqlite', { detached: true });
+      await drainsInFlight(instance, token, () => process.kill(-(instance.child.pid as number), signal));
+    });
+  }
+});
+
+describe('serve --workers 2 and /metrics', () => {
+  test('one scrape reports the requests of all workers: the counter equals the requests sent', async (t) => {
+    const { instance } = await startCluster(t, 'sqlite');
+    const sent = 40;
+    for (let i = 0; i < sent; i++) assert.equal(await getOnNewConnection(`${instance.url}/healthz`), 200);
+    // Access lines are written in batches: wait until every request has its line, then see who served them.
+    await until(() => (instance.stdout().match(/"route":"\/healthz"/g) ?? []).length === sent, 'an access line per request');
+    const servedBy = new Set([...instance.stdout().matchAll(/"pid":(\d+)[^\n]*"route":"\/healthz"/g)].map((match) => match[1]));
+    assert.equal(servedBy.size, 2, 'the requests were spread over both workers');
+
+    const scrape = await fetch(`${instance.url}/metrics`);
+    assert.equal(scrape.status, 200);
+    assert.match(scrape.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = await scrape.text();
+    const counted = /^plantstore_http_requests_total\{route="\/healthz",method="GET",status="200"\} (\d+)$/m.exec(text);
+    assert.equal(Number(counted?.[1]), sent, text.slice(0, 2000));
+    const histogram = /^plantstore_http_request_duration_seconds_count\{route="\/healthz",method="GET"\} (\d+)$/m.exec(text);
+    assert.equal(Number(histogram?.[1]), sent);
+  });
+});

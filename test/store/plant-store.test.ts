@@ -40,7 +40,7 @@ for (const factory of storeFactories()) {
       assert.deepEqual(await store.createPlant(owner, { ...fern }), { outcome: 'unchanged', stored: fern });
       assert.deepEqual(await store.createPlant(owner, { ...fern, name: 'Moss' }), { outcome: 'conflict', stored: fern });
       assert.deepEqual(await store.createPlant(owner, { ...fern, tag: null }), { outcome: 'conflict', stored: fern });
-      assert.deepEqual((await store.listPlants(owner, undefined, 10)).plants, [fern]);
+      assert.deepEqual((await store.listPlants(owner, { after: undefined, tag: undefined, limit: 10 })).plants, [fern]);
     });
 
     test('concurrent creates of one id with different bodies give exactly one created, and it is stored', async (t) => {
@@ -52,7 +52,7 @@ for (const factory of storeFactories()) {
       assert.equal(created.length, 1);
       assert.equal(results.filter((result) => result.outcome === 'conflict').length, 19);
       for (const result of results) assert.deepEqual(result.stored, created[0]?.stored);
-      assert.deepEqual((await store.listPlants(owner, undefined, 10)).plants, [created[0]?.stored]);
+      assert.deepEqual((await store.listPlants(owner, { after: undefined, tag: undefined, limit: 10 })).plants, [created[0]?.stored]);
     });
 
     test('a burst of creates with repeats inside it: one created per id, repeats unchanged or conflict by body', async (t) => {
@@ -60,7 +60,7 @@ for (const factory of storeFactories()) {
       const owner = uniqueName();
       const burst = [1n, 2n, 2n, 2n, 3n, 2n, 4n, 3n].map((id, i) => ({ id, name: i % 2 === 0 ? `even ${id}` : `odd ${id}`, tag: null }));
       const results = await Promise.all(burst.map((plant) => store.createPlant(owner, plant)));
-      const listed = (await store.listPlants(owner, undefined, 10)).plants;
+      const listed = (await store.listPlants(owner, { after: undefined, tag: undefined, limit: 10 })).plants;
       assert.deepEqual(listed.map((plant) => plant.id), [1n, 2n, 3n, 4n]);
       for (const id of [1n, 2n, 3n, 4n]) {
         const forId = results.filter((result, i) => burst[i]?.id === id);
@@ -79,7 +79,7 @@ for (const factory of storeFactories()) {
       const owner = uniqueName();
       const ids = [INT64_MAX, 9007199254740993n, 0n, -1n, INT64_MIN, 10n, 9n];
       await seed(store, owner, ids);
-      const listed = (await store.listPlants(owner, undefined, 100)).plants.map((plant) => plant.id);
+      const listed = (await store.listPlants(owner, { after: undefined, tag: undefined, limit: 100 })).plants.map((plant) => plant.id);
       assert.deepEqual(listed, [...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
       assert.equal(await store.deletePlant(owner, 9007199254740992n), false);
       assert.equal(await store.deletePlant(owner, 9007199254740993n), true);
@@ -92,8 +92,8 @@ for (const factory of storeFactories()) {
       assert.equal((await store.createPlant(bob, { id: 1n, name: 'Cactus', tag: null })).outcome, 'created');
       assert.equal(await store.deletePlant(bob, 2n), false);
       assert.equal(await store.deletePlant(bob, 1n), true);
-      assert.deepEqual((await store.listPlants(alice, undefined, 10)).plants, [{ id: 1n, name: 'Fern', tag: null }]);
-      assert.deepEqual((await store.listPlants(bob, undefined, 10)).plants, []);
+      assert.deepEqual((await store.listPlants(alice, { after: undefined, tag: undefined, limit: 10 })).plants, [{ id: 1n, name: 'Fern', tag: null }]);
+      assert.deepEqual((await store.listPlants(bob, { after: undefined, tag: undefined, limit: 10 })).plants, []);
       assert.equal(await store.deletePlant(bob, 1n), false);
     });
 
@@ -101,20 +101,20 @@ for (const factory of storeFactories()) {
       const store = await factory.open(t);
       const owner = uniqueName();
       await seed(store, owner, [1n, 2n, 3n, 4n, 5n]);
-      const first = await store.listPlants(owner, undefined, 2);
+      const first = await store.listPlants(owner, { after: undefined, tag: undefined, limit: 2 });
       assert.deepEqual(first.plants.map((plant) => plant.id), [1n, 2n]);
       assert.equal(first.hasMore, true);
-      const last = await store.listPlants(owner, 3n, 2);
+      const last = await store.listPlants(owner, { after: 3n, tag: undefined, limit: 2 });
       assert.deepEqual(last.plants.map((plant) => plant.id), [4n, 5n]);
       assert.equal(last.hasMore, false);
-      assert.deepEqual((await store.listPlants(owner, 5n, 2)).plants, []);
+      assert.deepEqual((await store.listPlants(owner, { after: 5n, tag: undefined, limit: 2 })).plants, []);
     });
 
     test('a page read again shows the writes made since, by this store and by another on the same database', async (t) => {
       const url = await factory.freshUrl(t);
       const [store, other] = await Promise.all([factory.open(t, { url }), factory.open(t, { url })]);
       const owner = uniqueName();
-      const ids = async (after?: bigint) => (await store.listPlants(owner, after, 10)).plants.map((plant) => plant.id);
+      const ids = async (after?: bigint) => (await store.listPlants(owner, { after: after, tag: undefined, limit: 10 })).plants.map((plant) => plant.id);
       await seed(store, owner, [1n, 2n]);
       assert.deepEqual(await ids(), [1n, 2n]);
       assert.deepEqual(await ids(1n), [2n]);
@@ -147,7 +147,7 @@ for (const factory of storeFactories()) {
         const sorted = [...stored].sort((a, b) => (a < b ? -1 : 1));
         for (const [after, limit] of shapes) {
           const following = sorted.filter((candidate) => after === undefined || candidate > after);
-          const page = await store.listPlants(owner, after, limit);
+          const page = await store.listPlants(owner, { after: after, tag: undefined, limit: limit });
           const what = `step ${step}: after ${after} limit ${limit}`;
           assert.deepEqual(page.plants.map((plant) => plant.id), following.slice(0, limit), what);
           assert.equal(page.hasMore, following.length > limit, what);
@@ -155,27 +155,40 @@ for (const factory of storeFactories()) {
       }
     });
 
-    test('cachedPage, where a store has it, answers as listPlants would, after its own and other stores’ writes', async (t) => {
+    test('listPlants shows another store’s creates and deletes on the next call', async (t) => {
       const url = await factory.freshUrl(t);
       const [store, other] = await Promise.all([factory.open(t, { url }), factory.open(t, { url })]);
       const owner = uniqueName();
       await seed(store, owner, [10n, 20n, 30n, 40n]);
-      if (store.cachedPage === undefined) return; // this store always asks its database
-      const page = await store.listPlants(owner, undefined, 2);
-      assert.deepEqual(store.cachedPage(owner, undefined, 2), page, 'held in memory once read');
-      assert.equal(store.cachedPage(owner, 10n, 2), undefined, 'a page never read is not made up');
-      const sameAsListed = async (why: string) => {
-        const cached = store.cachedPage?.(owner, undefined, 2);
-        const listed = await store.listPlants(owner, undefined, 2);
-        if (cached !== undefined) assert.deepEqual(cached, listed, why);
-        return listed;
-      };
+      const firstTwo = async () => (await store.listPlants(owner, { after: undefined, tag: undefined, limit: 2 })).plants.map((p) => p.id);
+      assert.deepEqual(await firstTwo(), [10n, 20n]);
       await other.createPlant(owner, { id: 15n, name: 'plant 15', tag: null });
-      assert.deepEqual((await sameAsListed('after another store created in the page')).plants.map((p) => p.id), [10n, 15n]);
-      await store.deletePlant(owner, 10n);
-      assert.deepEqual((await sameAsListed('after its own delete in the page')).plants.map((p) => p.id), [15n, 20n]);
-      await other.deletePlant(owner, 15n);
-      assert.deepEqual((await sameAsListed('after another store deleted in the page')).plants.map((p) => p.id), [20n, 30n]);
+      assert.deepEqual(await firstTwo(), [10n, 15n]);
+      await other.deletePlant(owner, 10n);
+      assert.deepEqual(await firstTwo(), [15n, 20n]);
+    });
+
+    test('listPlants and streamPlants with a tag give only plants with exactly that tag, in id order', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      const tags = ['desert', 'Desert', null, 'desert', 'desert ', 'desert'];
+      await Promise.all(tags.map((tag, i) => store.createPlant(owner, { id: BigInt(i + 1), name: `plant ${i + 1}`, tag })));
+      await store.createPlant(uniqueName(), { id: 9n, name: 'another owner', tag: 'desert' });
+      const page = await store.listPlants(owner, { after: 1n, tag: 'desert', limit: 1 });
+      assert.deepEqual(page.plants, [{ id: 4n, name: 'plant 4', tag: 'desert' }]);
+      assert.equal(page.hasMore, true);
+      const stream = await store.streamPlants(owner, { after: undefined, tag: 'desert', limit: 2 });
+      assert.equal(stream.lastIdBeforeMore, 4n);
+      assert.deepEqual((await drain(stream)).map((plant) => plant.id), [1n, 4n]);
+    });
+
+    test('getPlant gives the owner’s plant, and nothing for another owner or an absent id', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      await store.createPlant(owner, { id: -9223372036854775808n, name: 'lowest', tag: 'x' });
+      assert.deepEqual(await store.getPlant(owner, -9223372036854775808n), { id: -9223372036854775808n, name: 'lowest', tag: 'x' });
+      assert.equal(await store.getPlant(uniqueName(), -9223372036854775808n), undefined);
+      assert.equal(await store.getPlant(owner, 1n), undefined);
     });
 
     test('streamPlants reads one snapshot: later creates and deletes do not show, even chunks later', async (t) => {
@@ -183,7 +196,7 @@ for (const factory of storeFactories()) {
       const owner = uniqueName();
       const ids = Array.from({ length: 2500 }, (_, i) => BigInt(i + 1));
       await Promise.all(ids.map((id) => store.createPlant(owner, { id, name: `plant ${id}`, tag: null })));
-      const stream = await store.streamPlants(owner, { after: undefined, limit: undefined });
+      const stream = await store.streamPlants(owner, { after: undefined, tag: undefined, limit: undefined });
       assert.deepEqual((await stream.next(2)).map((plant) => plant.id), [1n, 2n]);
       await store.deletePlant(owner, 2400n);
       await store.createPlant(owner, { id: 3000n, name: 'late', tag: null });
@@ -195,10 +208,10 @@ for (const factory of storeFactories()) {
       const store = await factory.open(t);
       const owner = uniqueName();
       await seed(store, owner, [-3n, 1n, 2n, 3n]);
-      const cut = await store.streamPlants(owner, { after: -3n, limit: 2 });
+      const cut = await store.streamPlants(owner, { after: -3n, tag: undefined, limit: 2 });
       assert.equal(cut.lastIdBeforeMore, 2n);
       assert.deepEqual((await drain(cut)).map((plant) => plant.id), [1n, 2n]);
-      const exact = await store.streamPlants(owner, { after: undefined, limit: 4 });
+      const exact = await store.streamPlants(owner, { after: undefined, tag: undefined, limit: 4 });
       assert.equal(exact.lastIdBeforeMore, undefined);
       assert.equal((await drain(exact, 3)).length, 4);
     });
@@ -208,12 +221,12 @@ for (const factory of storeFactories()) {
       const owner = uniqueName();
       await seed(store, owner, [1n, 2n, 3n]);
       for (let i = 0; i < 6; i++) {
-        const stream = await store.streamPlants(owner, { after: undefined, limit: undefined });
+        const stream = await store.streamPlants(owner, { after: undefined, tag: undefined, limit: undefined });
         assert.equal((await stream.next(1)).length, 1);
         await stream.close();
         await stream.close();
       }
-      assert.equal((await store.listPlants(owner, undefined, 10)).plants.length, 3);
+      assert.equal((await store.listPlants(owner, { after: undefined, tag: undefined, limit: 10 })).plants.length, 3);
     });
   });
 }

@@ -30,10 +30,10 @@ describe('PostgreSQL store failures', { skip: postgres.reason }, () => {
     const store = new PostgresStore({ url: `postgres://root@127.0.0.1:${await closedPort()}/test`, size: 2 });
     try {
       const started = Date.now();
-      await assert.rejects(store.ping(), StoreUnavailableError);
-      await assert.rejects(store.listPlants('someone', undefined, 10), StoreUnavailableError);
-      await assert.rejects(store.streamPlants('someone', { after: undefined, limit: undefined }), StoreUnavailableError);
-      await assert.rejects(store.createFirstToken({ id: 'tok_x', digest: '00'.repeat(32), user: 'u', scopes: [], createdAt: new Date(), expiresAt: null }), StoreUnavailableError);
+      await assert.rejects(async () => store.ping(), StoreUnavailableError);
+      await assert.rejects(async () => store.listPlants('someone', { after: undefined, tag: undefined, limit: 10 }), StoreUnavailableError);
+      await assert.rejects(async () => store.streamPlants('someone', { after: undefined, tag: undefined, limit: undefined }), StoreUnavailableError);
+      await assert.rejects(async () => store.createFirstToken({ id: 'tok_x', digest: '00'.repeat(32), user: 'u', scopes: [], createdAt: new Date(), expiresAt: null }), StoreUnavailableError);
       assert.ok(Date.now() - started < 10_000);
     } finally {
       await store.close();
@@ -50,7 +50,7 @@ describe('PostgreSQL store failures', { skip: postgres.reason }, () => {
     const store = new PostgresStore({ url: `postgres://root@127.0.0.1:${port}/test`, size: 2 });
     try {
       const started = Date.now();
-      await assert.rejects(store.ping(), StoreUnavailableError);
+      await assert.rejects(async () => store.ping(), StoreUnavailableError);
       const ms = Date.now() - started;
       assert.ok(ms >= CONNECT_TIMEOUT_MS - 100 && ms < CONNECT_TIMEOUT_MS + 2000, `failed after ${ms} ms`);
     } finally {
@@ -62,8 +62,8 @@ describe('PostgreSQL store failures', { skip: postgres.reason }, () => {
     const store = await factory?.open(t);
     assert.ok(store);
     const isBadRequest = (error: unknown) => error instanceof ApiError && error.status === 400;
-    await assert.rejects(store.createPlant('nul\u0000owner', { id: 1n, name: 'Fern', tag: null }), isBadRequest);
-    await assert.rejects(store.listPlants('nul\u0000owner', undefined, 10), isBadRequest);
+    await assert.rejects(async () => store.createPlant('nul\u0000owner', { id: 1n, name: 'Fern', tag: null }), isBadRequest);
+    await assert.rejects(async () => store.listPlants('nul\u0000owner', { after: undefined, tag: undefined, limit: 10 }), isBadRequest);
     const burst = await Promise.allSettled([
       store.createPlant('plain', { id: 1n, name: 'first alone', tag: null }),
       store.createPlant('nul\u0000owner', { id: 1n, name: 'Fern', tag: null }),
@@ -71,6 +71,6 @@ describe('PostgreSQL store failures', { skip: postgres.reason }, () => {
     ]);
     assert.deepEqual(burst.map((settled) => settled.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.ok(burst[1]?.status === 'rejected' && isBadRequest(burst[1].reason));
-    await assert.rejects(store.createPlant(randomBytes(12_000).toString('hex'), { id: 1n, name: 'Fern', tag: null }), isBadRequest);
+    await assert.rejects(async () => store.createPlant(randomBytes(12_000).toString('hex'), { id: 1n, name: 'Fern', tag: null }), isBadRequest);
   });
 });

@@ -63,22 +63,6 @@ for (const factory of storeFactories()) {
       assert.deepEqual((await store.findTokenByDigest(token.digest))?.revokedAt, revokedAt);
     });
 
-    test('cachedToken, where a store has it, answers as findTokenByDigest would, also after another store revokes', async (t) => {
-      const url = await factory.freshUrl(t);
-      const [store, other] = await Promise.all([factory.open(t, { url }), factory.open(t, { url })]);
-      const token = newToken();
-      await store.createToken(token);
-      const found = await store.findTokenByDigest(token.digest);
-      if (store.cachedToken === undefined) return; // this store always asks its database
-      assert.deepEqual(store.cachedToken(token.digest), found, 'held in memory once found');
-      assert.equal(store.cachedToken(randomBytes(32).toString('hex')), undefined, 'an unknown digest is not made up');
-      const revokedAt = new Date();
-      await other.revokeToken(token.id, revokedAt);
-      const now = store.cachedToken(token.digest);
-      assert.ok(now === undefined || now.revokedAt?.getTime() === revokedAt.getTime(), 'never the record from before the revocation');
-      assert.deepEqual((await store.findTokenByDigest(token.digest))?.revokedAt, revokedAt);
-    });
-
     test('touchToken records the last use', async (t) => {
       const store = await factory.open(t);
       const token = newToken();

@@ -23,10 +23,11 @@ export const headers: Record<string, HeaderObject> = {
   },
   Link: {
     description:
-      'Present only when `limit` cut the list short: `</plants?limit=<limit>&after=<last id returned>>; rel="next"`. ' +
-      'Absent when nothing follows, and with limit=0. Walking the next links visits every plant that exists ' +
-      'throughout the walk exactly once, even while other plants are created and deleted.',
-    schema: { type: 'string', pattern: '^</plants\\?limit=[0-9]+&after=-?[0-9]+>; rel="next"$' },
+      'Present only when `limit` cut the list short: `</plants?limit=<limit>&after=<last id returned>>; rel="next"`, ' +
+      'followed by `&tag=<tag, percent-encoded>` and `&fields=<fields>` when the request gave them. Absent when ' +
+      'nothing follows, and with limit=0. Walking the next links visits every plant that exists throughout the walk ' +
+      'exactly once, even while other plants are created and deleted.',
+    schema: { type: 'string', pattern: '^</plants\\?limit=[0-9]+&after=-?[0-9]+(&tag=[^&>]+)?(&fields=[a-z,]+)?>; rel="next"$' },
   },
   'WWW-Authenticate': {
     description:
@@ -91,6 +92,23 @@ export const parameters: Record<string, ParameterObject> = {
       'Extension to the seed specification, used by the Link cursor: only plants whose id is greater than this int64. ' +
       'ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400.',
     schema: { type: 'integer', format: 'int64' },
+  },
+  tag: {
+    name: 'tag',
+    in: 'query',
+    description:
+      'Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging ' +
+      'with limit and after works as without it. Empty or repeated → 400.',
+    schema: { type: 'string', minLength: 1 },
+  },
+  fields: {
+    name: 'fields',
+    in: 'query',
+    description:
+      'Extension: the members each plant is shown with, a comma-separated subset of id, name and tag, each at most ' +
+      'once (`fields=id,name,tag` shows the ids a client needs to fetch or delete a plant). Absent: name and tag, as ' +
+      'the Plant schema. The id is written as an exact JSON integer. An unknown or repeated field, or an empty value → 400.',
+    schema: { type: 'string', pattern: '^(id|name|tag)(,(id|name|tag)){0,2}$', examples: ['id,name,tag'] },
   },
   id: {
     name: 'id',

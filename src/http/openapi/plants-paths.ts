@@ -4,6 +4,8 @@ import { errorResponse, ref, withRequestId } from './components.js';
 import type { OperationObject, PathItemObject, ResponseObject } from './types.js';
 
 const TAGS = ['plants'];
+/** A plant as shown: the seed's Plant by default, the members `fields` asks for otherwise. */
+const PLANT_VIEW = { anyOf: [ref('schemas', 'Plant'), ref('schemas', 'PlantFields')] };
 const REQUEST_ID = ref('parameters', 'X-Request-Id');
 
 function scopeNote(scope: string): string {
@@ -76,17 +78,39 @@ const listPlants: OperationObject = {
     'Ordered by id ascending in numeric int64 order (negatives first). Without `limit` every plant is returned, ' +
     'streamed, so the server’s memory does not grow with the answer; if the database fails mid-stream the ' +
     'connection is cut and the JSON is left incomplete. With `limit`, a Link header points at the next page ' +
-    'when one follows. A Content-Type header without a body is ignored.',
+    'when one follows. `tag` keeps only the plants of one tag; `fields` chooses the members shown (add `id` to see ' +
+    'what to fetch or delete). A query parameter not listed here is a 400. A Content-Type header without a body is ignored.',
   security: bearer(READ),
-  parameters: [ref('parameters', 'limit'), ref('parameters', 'after'), REQUEST_ID],
+  parameters: [ref('parameters', 'limit'), ref('parameters', 'after'), ref('parameters', 'tag'), ref('parameters', 'fields'), REQUEST_ID],
   responses: {
     200: {
       description: 'The plants, in id order.',
       headers: withRequestId('Link'),
-      content: { 'application/json': { schema: { type: 'array', items: ref('schemas', 'Plant') } } },
+      content: { 'application/json': { schema: { type: 'array', items: PLANT_VIEW } } },
     },
-    400: errorResponse(400, '`limit` or `after` is malformed, out of range, empty or repeated.'),
+    400: errorResponse(400, '`limit`, `after`, `tag` or `fields` is malformed, out of range, empty or repeated, or the query has another parameter.'),
     ...common,
+  },
+};
+
+const getPlant: OperationObject = {
+  operationId: 'getPlant',
+  summary: 'Get one of the caller’s plants',
+  tags: TAGS,
+  description:
+    `Returns the caller's plant with this id, where the Location of a create points. ${scopeNote(READ)} ` +
+    '`fields` chooses the members shown, as on the list. HEAD answers the same without a body.',
+  security: bearer(READ),
+  parameters: [ref('parameters', 'id'), ref('parameters', 'fields'), REQUEST_ID],
+  responses: {
+    200: {
+      description: 'The plant.',
+      headers: withRequestId(),
+      content: { 'application/json': { schema: PLANT_VIEW } },
+    },
+    400: errorResponse(400, 'The id is not a decimal int64, or `fields` is malformed, or the query has another parameter.'),
+    ...common,
+    404: errorResponse(404, 'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.'),
   },
 };
 
@@ -118,6 +142,6 @@ export interface BodyLimitNote {
 export function plantPaths(bodyLimit: BodyLimitNote): Record<string, PathItemObject> {
   return {
     '/plants': { post: createPlant(bodyLimit), get: listPlants },
-    '/plants/{id}': { delete: deletePlant },
+    '/plants/{id}': { get: getPlant, delete: deletePlant },
   };
 }

@@ -43,6 +43,19 @@ export const schemas: Record<string, JsonSchema> = {
     additionalProperties: false,
     examples: [{ name: 'Monstera', tag: 'aroid' }],
   },
+  PlantFields: {
+    type: 'object',
+    description:
+      'A plant with the members that the `fields` parameter asked for (extension): any of id, name and tag, in that ' +
+      'order; tag only when the plant has one. Without `fields` a plant is shown as Plant.',
+    properties: {
+      id: { type: 'integer', format: 'int64', description: 'The plant id, written as an exact JSON integer.' },
+      name,
+      tag,
+    },
+    additionalProperties: false,
+    examples: [{ id: 7, name: 'Monstera', tag: 'aroid' }],
+  },
   NewPlant: {
     type: 'object',
     description:

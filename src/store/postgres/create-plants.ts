@@ -8,7 +8,7 @@ import { StoreUnavailableError } from '../../errors.js';
 import { samePlant, type StoredPlant } from '../../plants/plant.js';
 import type { CreateResult } from '../store.js';
 import type { PendingCreate } from './create-batcher.js';
-import { guard, isDatabaseError, toStoreError } from './pg-errors.js';
+import { mapPgErrors, isDatabaseError, toStoreError } from './pg-errors.js';
 import { sql } from './statements.js';
 
 /** A create finds its holder deleted before it could read it at most this often in a row. */
@@ -18,9 +18,9 @@ async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant): Prom
   for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
     // ON CONFLICT waits for a concurrent insert of the same key to commit or roll back, and
     // under READ COMMITTED the SELECT that follows is a new statement that sees the winner.
-    const inserted = await guard(() => pool.query(sql.insertPlant(owner, plant.id, plant.name, plant.tag)));
+    const inserted = await mapPgErrors(() => pool.query(sql.insertPlant(owner, plant.id, plant.name, plant.tag)));
     if (inserted.rowCount === 1) return { outcome: 'created', stored: { ...plant } };
-    const found = await guard(() => pool.query<{ name: string; tag: string | null }>(sql.selectPlant(owner, plant.id)));
+    const found = await mapPgErrors(() => pool.query<{ name: string; tag: string | null }>(sql.selectPlant(owner, plant.id)));
     const row = found.rows[0];
     if (row !== undefined) {
       return { outcome: samePlant(plant, row) ? 'unchanged' : 'conflict', stored: { id: plant.id, name: row.name, tag: row.tag } };

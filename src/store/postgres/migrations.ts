@@ -31,6 +31,11 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 2,
+    // GET /plants?tag=: an owner's plants of one tag, in id order.
+    sql: 'CREATE INDEX plants_by_tag ON plants (owner, tag, id);',
+  },
 ];
 
 /** pg_advisory_xact_lock key for migrations: the ASCII of "plntmigr". */

@@ -47,7 +47,7 @@ export function toStoreError(error: unknown): unknown {
 }
 
 /** Runs one piece of database work and maps its failure. */
-export async function guard<T>(work: () => Promise<T>): Promise<T> {
+export async function mapPgErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import type { ListQuery, PlantStream } from '../store.js';
 import type { StoredPlant } from '../../plants/plant.js';
-import { guard } from './pg-errors.js';
+import { mapPgErrors } from './pg-errors.js';
 import { holdClient } from './pool.js';
 import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
@@ -15,14 +15,15 @@ import { sql } from './statements.js';
 const FIRST_CHUNK = 1000;
 
 export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQuery): Promise<PlantStream> {
-  const held = await guard(() => holdClient(pool));
+  const held = await mapPgErrors(() => holdClient(pool));
   const { client } = held;
   let lastIdBeforeMore: bigint | undefined;
   try {
-    await guard(() => client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
-    if (query.limit !== undefined && query.limit > 0) {
+    await mapPgErrors(() => client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
+    const { limit } = query;
+    if (limit !== undefined && limit > 0) {
       // The snapshot starts with this first query: the edge and the chunks agree.
-      const edge = await guard(() => client.query<{ id: string }>(sql.listEdge(owner, query.after, query.limit as number - 1)));
+      const edge = await mapPgErrors(() => client.query<{ id: string }>(sql.listEdge(owner, query, limit - 1)));
       const [last, following] = edge.rows;
       if (last !== undefined && following !== undefined) lastIdBeforeMore = BigInt(last.id);
     }
@@ -42,7 +43,7 @@ export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQ
     const take = Math.min(max, remaining);
     if (done || closing !== undefined || take <= 0) return [];
     try {
-      const result = await guard(() => client.query<PlantRow>(sql.listPlants(owner, cursor, take)));
+      const result = await mapPgErrors(() => client.query<PlantRow>(sql.listPlants(owner, { after: cursor, tag: query.tag }, take)));
       const chunk = result.rows.map(toStoredPlant);
       remaining -= chunk.length;
       if (chunk.length < take) done = true;

@@ -9,11 +9,12 @@ import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, S
 import { migrate } from './migrations.js';
 import { CreateBatcher } from './create-batcher.js';
 import { writeCreates } from './create-plants.js';
-import { guard } from './pg-errors.js';
+import { mapPgErrors } from './pg-errors.js';
 import { openPlantStream } from './plant-stream.js';
 import { createPool, inTransaction, type PoolOptions } from './pool.js';
 import type { PoolStats } from './pool-metrics.js';
-import { toStoredPlant, toTokenRecord, type PlantRow, type TokenRow } from './rows.js';
+import { toTokenRecord, type TokenRow } from '../token-row.js';
+import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
 
 /** pg_advisory_xact_lock key that serialises first-token creation: the ASCII of "plnttokn". */
@@ -37,19 +38,26 @@ export class PostgresStore implements Store {
   }
 
   private query<Row extends pg.QueryResultRow>(statement: pg.QueryConfig<unknown[]>): Promise<pg.QueryResult<Row>> {
-    return guard(() => this.pool.query<Row>(statement));
+    return mapPgErrors(() => this.pool.query<Row>(statement));
   }
 
   async migrate(): Promise<number> {
-    return guard(() => migrate(this.pool));
+    return mapPgErrors(() => migrate(this.pool));
   }
 
   createPlant(owner: string, plant: StoredPlant): Promise<CreateResult> {
     return this.creates.create(owner, plant);
   }
 
-  async listPlants(owner: string, after: bigint | undefined, limit: number): Promise<PlantPage> {
-    const result = await this.query<PlantRow>(sql.listPlants(owner, after, limit + 1));
+  async getPlant(owner: string, id: bigint): Promise<StoredPlant | undefined> {
+    const result = await this.query<PlantRow>(sql.plant(owner, id));
+    const row = result.rows[0];
+    return row === undefined ? undefined : toStoredPlant(row);
+  }
+
+  async listPlants(owner: string, query: ListQuery & { limit: number }): Promise<PlantPage> {
+    const { limit } = query;
+    const result = await this.query<PlantRow>(sql.listPlants(owner, query, limit + 1));
     const plants = result.rows.map(toStoredPlant);
     const hasMore = plants.length > limit;
     if (hasMore) plants.pop();
@@ -72,7 +80,7 @@ export class PostgresStore implements Store {
   async createFirstToken(token: NewTokenRecord): Promise<boolean> {
     // The lock makes "is the table empty?" and the insert one step across all instances: after
     // waiting for it, the INSERT's snapshot sees any first token another instance committed.
-    return guard(() =>
+    return mapPgErrors(() =>
       inTransaction(this.pool, 'BEGIN', async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [FIRST_TOKEN_LOCK]);
         const inserted = await client.query(sql.insertFirstToken(token));

@@ -3,11 +3,31 @@
  * Values always travel as parameters; bigint ids go as their decimal text and come back as text.
  */
 import type pg from 'pg';
-import type { NewTokenRecord } from '../store.js';
+import type { ListQuery, NewTokenRecord } from '../store.js';
+import { TOKEN_COLUMNS } from '../token-row.js';
 
 type Statement = pg.QueryConfig<unknown[]>;
 
-const TOKEN_COLUMNS = 'id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at';
+/** Which of an owner's plants a list reads. */
+type PlantFilter = Pick<ListQuery, 'after' | 'tag'>;
+
+/** The WHERE clause for a filter, its values so far, and a statement name per shape of clause. */
+function plantFilter(prefix: string, owner: string, filter: PlantFilter): { name: string; where: string; values: unknown[] } {
+  const values: unknown[] = [owner];
+  let where = 'owner = $1';
+  let name = prefix;
+  if (filter.tag !== undefined) {
+    values.push(filter.tag);
+    where += ` AND tag = $${values.length}`;
+    name += '_tag';
+  }
+  if (filter.after !== undefined) {
+    values.push(filter.after.toString());
+    where += ` AND id > $${values.length}`;
+    name += '_after';
+  }
+  return { name, where, values };
+}
 
 export const sql = {
   insertPlant: (owner: string, id: bigint, name: string, tag: string | null): Statement => ({
@@ -53,32 +73,24 @@ export const sql = {
     text: 'DELETE FROM plants WHERE owner = $1 AND id = $2',
     values: [owner, id.toString()],
   }),
-  /** Plants after `after` (or from the start), ascending, at most `limit`. */
-  listPlants: (owner: string, after: bigint | undefined, limit: number): Statement =>
-    after === undefined
-      ? {
-          name: 'plantstore_list_plants',
-          text: 'SELECT id, name, tag FROM plants WHERE owner = $1 ORDER BY id LIMIT $2',
-          values: [owner, limit],
-        }
-      : {
-          name: 'plantstore_list_plants_after',
-          text: 'SELECT id, name, tag FROM plants WHERE owner = $1 AND id > $2 ORDER BY id LIMIT $3',
-          values: [owner, after.toString(), limit],
-        },
+  /** An owner's plant by id. */
+  plant: (owner: string, id: bigint): Statement => ({
+    name: 'plantstore_plant',
+    text: 'SELECT id, name, tag FROM plants WHERE owner = $1 AND id = $2',
+    values: [owner, id.toString()],
+  }),
+  /** Plants matching the filter, ascending, at most `limit`. */
+  listPlants: (owner: string, filter: PlantFilter, limit: number): Statement => {
+    const { name, where, values } = plantFilter('plantstore_list', owner, filter);
+    values.push(limit);
+    return { name, text: `SELECT id, name, tag FROM plants WHERE ${where} ORDER BY id LIMIT $${values.length}`, values };
+  },
   /** The id at position `offset` (0-based) of a list, and the one after it if any. */
-  listEdge: (owner: string, after: bigint | undefined, offset: number): Statement =>
-    after === undefined
-      ? {
-          name: 'plantstore_list_edge',
-          text: 'SELECT id FROM plants WHERE owner = $1 ORDER BY id LIMIT 2 OFFSET $2',
-          values: [owner, offset],
-        }
-      : {
-          name: 'plantstore_list_edge_after',
-          text: 'SELECT id FROM plants WHERE owner = $1 AND id > $2 ORDER BY id LIMIT 2 OFFSET $3',
-          values: [owner, after.toString(), offset],
-        },
+  listEdge: (owner: string, filter: PlantFilter, offset: number): Statement => {
+    const { name, where, values } = plantFilter('plantstore_list_edge', owner, filter);
+    values.push(offset);
+    return { name, text: `SELECT id FROM plants WHERE ${where} ORDER BY id LIMIT 2 OFFSET $${values.length}`, values };
+  },
   insertToken: (token: NewTokenRecord): Statement => ({
     name: 'plantstore_insert_token',
     text: 'INSERT INTO api_tokens (id, digest, user_name, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',

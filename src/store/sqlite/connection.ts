@@ -9,18 +9,16 @@ export function sqlitePath(databaseUrl: string): string {
 
 /**
  * Opens a connection with the settings every plantstore connection shares: WAL so readers
- * never wait for the writer, and a busy timeout for other processes' writes. synchronous is
- * FULL (a commit is on disk when it returns) unless the caller syncs the WAL itself (WalSync).
+ * never wait for the writer; synchronous=FULL, so a commit is on disk before it returns and
+ * before any other connection can see it (docs/decisions.md, "Durability"); a busy timeout for
+ * other processes' writes; int64 columns as bigint.
  */
-export function openConnection(
-  path: string,
-  options: { readonly?: boolean; synchronous?: 'FULL' | 'NORMAL' } = {},
-): Database.Database {
+export function openConnection(path: string, options: { readonly?: boolean } = {}): Database.Database {
   if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { readonly: options.readonly ?? false });
   db.pragma('busy_timeout = 5000');
   if (!options.readonly) db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+  db.pragma('synchronous = FULL');
   db.defaultSafeIntegers(true);
   return db;
 }

@@ -24,6 +24,10 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 2,
+    sql: 'CREATE INDEX plants_by_tag ON plants (owner, tag, id);',
+  },
 ];
 
 /** Applies pending migrations inside one immediate transaction; returns how many ran. */

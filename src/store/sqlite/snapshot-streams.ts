@@ -7,7 +7,8 @@ import type Database from 'better-sqlite3';
 import type { StoredPlant } from '../../plants/plant.js';
 import type { ListQuery, PlantStream } from '../store.js';
 import { openConnection } from './connection.js';
-import { guard } from './guard.js';
+import { plantFilter, type PlantRow } from './plant-filter.js';
+import { mapSqliteErrors } from './sqlite-errors.js';
 
 const MAX_IDLE_CONNECTIONS = 4;
 
@@ -17,17 +18,16 @@ export class SnapshotStreams {
   constructor(private readonly path: string) {}
 
   open(owner: string, query: ListQuery): PlantStream {
-    const db = this.idle.pop() ?? guard(() => openConnection(this.path, { readonly: true }));
+    const db = this.idle.pop() ?? mapSqliteErrors(() => openConnection(this.path, { readonly: true }));
     const release = () => {
       if (db.inTransaction) db.exec('COMMIT');
       if (this.idle.length < MAX_IDLE_CONNECTIONS) this.idle.push(db);
       else db.close();
     };
     try {
-      return guard(() => {
+      return mapSqliteErrors(() => {
         db.exec('BEGIN');
-        const where = query.after === undefined ? 'owner = ?' : 'owner = ? AND id > ?';
-        const params: unknown[] = query.after === undefined ? [owner] : [owner, query.after];
+        const { where, params } = plantFilter(owner, query);
         let lastIdBeforeMore: bigint | undefined;
         if (query.limit !== undefined) {
           // The id of the limit-th plant, and whether one follows it, in the same snapshot.
@@ -38,22 +38,24 @@ export class SnapshotStreams {
         }
         const rows = db
           .prepare(`SELECT id, name, tag FROM plants WHERE ${where} ORDER BY id LIMIT ?`)
-          .iterate(...params, query.limit ?? -1) as IterableIterator<StoredPlant>;
+          .raw(true)
+          .iterate(...params, query.limit ?? -1) as IterableIterator<PlantRow>;
         let closed = false;
         return {
           lastIdBeforeMore,
-          next: async (max: number) =>
-            guard(() => {
+          next: (max: number) =>
+            mapSqliteErrors(() => {
               const chunk: StoredPlant[] = [];
               if (closed) return chunk;
               for (let i = 0; i < max; i++) {
                 const step = rows.next();
                 if (step.done === true) break;
-                chunk.push(step.value);
+                const [id, name, tag] = step.value;
+                chunk.push({ id, name, tag });
               }
               return chunk;
             }),
-          close: async () => {
+          close: () => {
             if (closed) return;
             closed = true;
             rows.return?.();

@@ -1,6 +1,6 @@
 /**
- * The writes of the SQLite store. Each batch of ops runs in one transaction, so a batch
- * shares one commit and one fsync (see write-batcher.ts).
+ * The writes of the SQLite store, run on the writer thread (writer-thread.ts). Each batch of
+ * ops runs in one transaction, so a batch shares one commit and one fsync (write-batcher.ts).
  */
 import type Database from 'better-sqlite3';
 import { samePlant } from '../../plants/plant.js';
@@ -8,7 +8,8 @@ import type { CreateOutcome } from '../store.js';
 
 export interface SerializedToken {
   id: string;
-  digest: Buffer;
+  /** SHA-256 of the token, hex. */
+  digest: string;
   user: string;
   scopes: string;
   createdAt: number;
@@ -55,7 +56,7 @@ export function prepareWriter(db: Database.Database): (ops: WriteOp[]) => WriteR
       case 'createToken': {
         if (op.onlyIfFirst && anyToken.get() !== undefined) return { kind: 'changed', changed: false };
         const t = op.token;
-        insertToken.run(t.id, t.digest, t.user, t.scopes, t.createdAt, t.expiresAt);
+        insertToken.run(t.id, Buffer.from(t.digest, 'hex'), t.user, t.scopes, t.createdAt, t.expiresAt);
         return { kind: 'changed', changed: true };
       }
       case 'revokeToken':

@@ -1,7 +1,7 @@
 import { StoreUnavailableError } from '../../errors.js';
 
-/** Turns SQLite's failures (busy, I/O, disk full) into "unavailable": never the client's fault. */
-export function guard<T>(work: () => T): T {
+/** Runs SQLite work, mapping its failures (busy, I/O, disk full) to "unavailable": never the client's fault. */
+export function mapSqliteErrors<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {

@@ -1,0 +1,53 @@
+/**
+ * How the `plantstore` command talks about a mistake in its use: one line on stderr with a
+ * hint, exit status 2, never the whole help text and never a stack trace.
+ */
+import { CommanderError, type Command } from 'commander';
+
+/** The exit status of a command line that cannot be run as typed. */
+export const USAGE_EXIT_CODE = 2;
+
+/** A mistake in the command line or its values, found after commander parsed it. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current !== null; current = current.parent) names.unshift(current.name());
+  return names.join(' ');
+}
+
+/**
+ * Makes every command in the tree report its usage errors as one line, ending in the help
+ * command that explains it, and throw instead of exiting (the caller picks the status).
+ */
+export function configureUsageErrors(command: Command): void {
+  const hint = `${commandPath(command)} --help`;
+  command.exitOverride();
+  command.configureOutput({
+    outputError: (text, write) => {
+      const line = text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim();
+      write(`plantstore: ${line}; see ${hint}\n`);
+    },
+  });
+  for (const sub of command.commands) configureUsageErrors(sub);
+}
+
+/** The exit status for what commander threw: 0 after --help or --version, 2 for a usage error. */
+export function commanderExitCode(error: CommanderError): number {
+  return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
+}
+
+export { CommanderError };
+
+/** `plantstore` alone, or followed by options, means `plantstore serve …`. */
+export function withDefaultCommand(args: readonly string[]): string[] {
+  const [first] = args;
+  if (first === undefined) return ['serve'];
+  const ownOptions = ['-h', '--help', '-V', '--version'];
+  return first.startsWith('-') && !ownOptions.includes(first) ? ['serve', ...args] : [...args];
+}

@@ -1,0 +1,91 @@
+/**
+ * The query parameters of the plant routes: `limit`, `after`, `tag` and `fields` on the list,
+ * `fields` on one plant. A parameter given twice, a bad value or an unknown parameter is 400.
+ */
+import { errors } from '../errors.js';
+import { parseInt64, parseNonNegativeInt32 } from '../plants/int64.js';
+import { PLANT_FIELDS, type PlantFields } from '../plants/plant.js';
+import type { ListQuery } from '../store/store.js';
+
+export interface ListParams extends ListQuery {
+  fields: PlantFields;
+  /** `fields` as given, for the next page's link; undefined when absent. */
+  rawFields: string | undefined;
+}
+
+const FIELD_NAMES = ['id', 'name', 'tag'] as const;
+const LIST_PARAMETERS = new Set(['limit', 'after', 'tag', 'fields']);
+const ITEM_PARAMETERS = new Set(['fields']);
+
+function parameters(query: string, known: ReadonlySet<string>): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (!known.has(name)) throw errors.badRequest(`Unknown query parameter "${name}"; this path takes ${[...known].join(', ')}.`);
+    if (values.has(name)) throw errors.badRequest(`"${name}" may be given only once.`);
+    values.set(name, value);
+  }
+  return values;
+}
+
+function parseFields(raw: string | undefined): PlantFields {
+  if (raw === undefined) return PLANT_FIELDS;
+  const fields: PlantFields = { id: false, name: false, tag: false };
+  for (const name of raw.split(',')) {
+    if (!(FIELD_NAMES as readonly string[]).includes(name) || fields[name as keyof PlantFields]) {
+      throw errors.badRequest('"fields" must list some of id, name and tag, separated by commas, each at most once.');
+    }
+    fields[name as keyof PlantFields] = true;
+  }
+  return fields;
+}
+
+export function parseListParams(query: string): ListParams {
+  const none = { limit: undefined, after: undefined, tag: undefined, fields: PLANT_FIELDS, rawFields: undefined };
+  if (query === '') return none;
+  // The common `limit=<digits>` alone needs no URLSearchParams.
+  if (query.startsWith('limit=')) {
+    const limit = parseNonNegativeInt32(query.slice(6));
+    if (limit !== undefined) return { ...none, limit };
+  }
+  const values = parameters(query, LIST_PARAMETERS);
+  const rawLimit = values.get('limit');
+  const limit = rawLimit === undefined ? undefined : parseNonNegativeInt32(rawLimit);
+  if (rawLimit !== undefined && limit === undefined) {
+    throw errors.badRequest('"limit" must be a whole number from 0 to 2147483647 written in decimal digits.');
+  }
+  const rawAfter = values.get('after');
+  const after = rawAfter === undefined ? undefined : parseInt64(rawAfter);
+  if (rawAfter !== undefined && after === undefined) {
+    throw errors.badRequest('"after" must be a signed 64-bit integer written in decimal digits.');
+  }
+  const tag = values.get('tag');
+  if (tag === '') throw errors.badRequest('"tag" must not be empty.');
+  const rawFields = values.get('fields');
+  return { limit, after, tag, fields: parseFields(rawFields), rawFields };
+}
+
+export function parseItemFields(query: string): PlantFields {
+  if (query === '') return PLANT_FIELDS;
+  return parseFields(parameters(query, ITEM_PARAMETERS).get('fields'));
+}
+
+/** The path parameter as a plant id; 400 when it is not a decimal int64. */
+export function parsePlantId(param: string): bigint {
+  let raw: string;
+  try {
+    raw = decodeURIComponent(param);
+  } catch {
+    raw = '';
+  }
+  const id = parseInt64(raw);
+  if (id === undefined) throw errors.badRequest('The plant id in the path must be a signed 64-bit integer in decimal digits.');
+  return id;
+}
+
+/** The `Link` to the page after `lastId`, keeping the list's tag and fields. */
+export function nextLink(params: ListParams, limit: number, lastId: bigint): string {
+  let target = `/plants?limit=${limit}&after=${lastId}`;
+  if (params.tag !== undefined) target += `&tag=${encodeURIComponent(params.tag)}`;
+  if (params.rawFields !== undefined) target += `&fields=${params.rawFields}`;
+  return `<${target}>; rel="next"`;
+}

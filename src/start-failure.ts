@@ -1,0 +1,140 @@
+/**
+ * Start failures an operator can fix, each told as one line that names the cause and the
+ * setting to change. The CLI prints the line and exits 1: no stack trace reaches the user.
+ */
+import { StoreUnavailableError } from './errors.js';
+
+/** A start that cannot succeed as configured; the message is the line to print. */
+export class StartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartError';
+  }
+}
+
+/** The fields node, pg and better-sqlite3 put on their errors, all optional. */
+interface Detail {
+  message: string;
+  code?: unknown;
+  syscall?: unknown;
+  address?: unknown;
+  port?: unknown;
+  hostname?: unknown;
+  path?: unknown;
+  severity?: unknown;
+}
+
+function details(error: unknown): Detail[] {
+  const chain: Detail[] = [];
+  for (let current = error; current instanceof Error && chain.length < 5; current = current.cause) chain.push(current);
+  return chain;
+}
+
+/** The SQLSTATE of a PostgreSQL answer (pg's errors carry a severity beside the code). */
+function sqlState(error: unknown): string | undefined {
+  const answer = details(error).find((detail) => detail.severity !== undefined && typeof detail.code === 'string');
+  return answer?.code as string | undefined;
+}
+
+/**
+ * PostgreSQL answers that waiting will not change: the database does not exist (3D000), the
+ * role does not exist or may not connect (28000), the password is wrong (28P01).
+ */
+export function isPermanentDatabaseFailure(error: unknown): boolean {
+  const code = sqlState(error);
+  return code !== undefined && (code === '3D000' || code.startsWith('28'));
+}
+
+const LISTEN_SYSCALLS = new Set(['listen', 'bind']);
+
+function listenFailure(detail: Detail, host: string, port: number): string | undefined {
+  const where = `${typeof detail.address === 'string' ? detail.address : host}:${typeof detail.port === 'number' ? detail.port : port}`;
+  if (detail.code === 'EADDRINUSE') {
+    return `cannot listen on ${where}: the port is in use by another process; stop it or choose another port with PORT or --port`;
+  }
+  if (detail.code === 'EADDRNOTAVAIL') {
+    return `cannot listen on ${where}: ${host} is not an address of this machine; set HOST or --host to one of its addresses (0.0.0.0 for all)`;
+  }
+  if (detail.code === 'EACCES' && LISTEN_SYSCALLS.has(String(detail.syscall))) {
+    return `cannot listen on ${where}: this user may not use ports below 1024; choose another port with PORT or --port`;
+  }
+  if (detail.syscall === 'getaddrinfo') {
+    return `cannot listen on ${host}: the name does not resolve (${String(detail.code)}); set HOST or --host to an address of this machine`;
+  }
+  return undefined;
+}
+
+function sqliteFailure(detail: Detail, file: string): string | undefined {
+  const code = typeof detail.code === 'string' ? detail.code : '';
+  const change = 'or set DATABASE_URL to sqlite:<path> in a folder this user can write';
+  if (typeof detail.syscall === 'string' && typeof detail.path === 'string') {
+    return `cannot create the data folder ${detail.path} for ${file} (${code}: ${detail.syscall} failed); create it writable for this user, ${change}`;
+  }
+  if (code === 'SQLITE_CANTOPEN') {
+    return `cannot open ${file} (SQLITE_CANTOPEN): it must be a file, in a folder that exists and that this user can write; fix that, ${change}`;
+  }
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
+    return `${file} or its folder is read-only for this user (${code}); make both writable, ${change}`;
+  }
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+    return `${file} is not a readable SQLite database (${code}); restore it from a backup, ${change}`;
+  }
+  if (code.startsWith('SQLITE_')) return `SQLite failed on ${file} (${code}: ${detail.message})`;
+  return undefined;
+}
+
+function postgresFailure(error: unknown, databaseUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return undefined;
+  }
+  const server = `PostgreSQL at ${url.hostname || 'localhost'}:${url.port || '5432'}`;
+  const database = decodeURIComponent(url.pathname.slice(1));
+  const user = decodeURIComponent(url.username);
+  const code = sqlState(error);
+  const answer = details(error).find((detail) => detail.severity !== undefined);
+  if (code === '3D000') {
+    return `${server} has no database "${database}" (3D000); create it (createdb ${database}) or fix the database name in DATABASE_URL`;
+  }
+  if (code === '28P01') return `${server} refused the password of user "${user}" (28P01); fix the password in DATABASE_URL`;
+  if (code !== undefined && code.startsWith('28')) {
+    return `${server} refused user "${user}" (${code}: ${answer?.message}); fix the user in DATABASE_URL, or create the role or allow it in pg_hba.conf`;
+  }
+  if (code !== undefined) return `${server} failed (${code}: ${answer?.message})`;
+  const [, cause] = details(error);
+  if (cause === undefined) return undefined;
+  const reason = typeof cause.code === 'string' ? cause.code : cause.message;
+  return `${server} is unreachable (${reason}); check the host and port in DATABASE_URL and that the server runs`;
+}
+
+/** The shortest name of what went wrong: an error code such as ECONNREFUSED, else the deepest message. */
+export function briefReason(error: unknown): string {
+  const chain = details(error);
+  const coded = chain.find((detail) => typeof detail.code === 'string');
+  return typeof coded?.code === 'string' ? coded.code : (chain.at(-1)?.message ?? String(error));
+}
+
+/** One line for a failure at start, or undefined when it is none that an operator could fix by a setting. */
+export function explainStartFailure(error: unknown, settings: { databaseUrl: string; host: string; port: number }): string | undefined {
+  for (const detail of details(error)) {
+    const line = listenFailure(detail, settings.host, settings.port);
+    if (line !== undefined) return line;
+  }
+  const databaseLine = settings.databaseUrl.startsWith('sqlite:')
+    ? details(error)
+        .map((detail) => sqliteFailure(detail, settings.databaseUrl.slice('sqlite:'.length)))
+        .find((line) => line !== undefined)
+    : error instanceof StoreUnavailableError
+      ? postgresFailure(error, settings.databaseUrl)
+      : undefined;
+  return databaseLine === undefined ? undefined : `cannot use the database: ${databaseLine}`;
+}
+
+/** The StartError that explains `error`, or `error` itself when it is none. */
+export function asStartError(error: unknown, settings: { databaseUrl: string; host: string; port: number }): unknown {
+  if (error instanceof StartError) return error;
+  const line = explainStartFailure(error, settings);
+  return line === undefined ? error : new StartError(line);
+}

@@ -1,0 +1,130 @@
+/**
+ * Backup and restore of the embedded database with SQLite's online backup API (better-sqlite3's
+ * db.backup()). The copy is taken in one step, inside one read transaction, so it is the
+ * database as of one commit even while a server goes on writing (WAL lets the writer go on).
+ */
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+/** A backup or restore that cannot be done; the message is one line for the operator. */
+export class BackupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BackupError';
+  }
+}
+
+export interface BackupSummary {
+  plants: number;
+  tokens: number;
+}
+
+/** Asking for every page in one step keeps the copy inside one read transaction. */
+const ALL_PAGES = 0x7fffffff;
+
+function sqliteCode(error: unknown): string | undefined {
+  return error instanceof Database.SqliteError ? error.code : undefined;
+}
+
+/** Checks that `file` is an intact plantstore database and counts what it holds. */
+function inspect(file: string): BackupSummary {
+  let db: Database.Database;
+  try {
+    db = new Database(file, { fileMustExist: true });
+  } catch (error) {
+    throw new BackupError(`cannot open ${file} (${sqliteCode(error) ?? (error as Error).message})`);
+  }
+  try {
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new BackupError(`${file} is damaged: ${String(check)}`);
+    const tables = new Set(db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[]);
+    if (!tables.has('plants') || !tables.has('api_tokens')) throw new BackupError(`${file} is not a plantstore database`);
+    const count = (table: string) => Number(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get());
+    return { plants: count('plants'), tokens: count('api_tokens') };
+  } catch (error) {
+    if (error instanceof BackupError) throw error;
+    throw new BackupError(`${file} is not a readable SQLite database (${sqliteCode(error) ?? (error as Error).message})`);
+  } finally {
+    db.close();
+  }
+}
+
+/** Copies the database at `source` into a new file `destination`, written under another name until complete. */
+async function copy(source: string, destination: string): Promise<void> {
+  const db = new Database(source, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    await db.backup(destination, { progress: () => ALL_PAGES });
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Writes a consistent copy of the live database at `source` to `destination`, which must not
+ * exist yet (a backup never replaces another). Safe while a server serves writes.
+ */
+export async function backupDatabase(source: string, destination: string): Promise<BackupSummary> {
+  if (!existsSync(source)) throw new BackupError(`there is no database at ${source}; check DATABASE_URL`);
+  if (existsSync(destination)) throw new BackupError(`${destination} exists already; give the backup a new file name`);
+  if (!existsSync(dirname(destination))) throw new BackupError(`the folder ${dirname(destination)} does not exist`);
+  const partial = `${destination}.partial`;
+  rmSync(partial, { force: true });
+  try {
+    await copy(source, partial);
+    const summary = inspect(partial);
+    renameSync(partial, destination);
+    return summary;
+  } finally {
+    rmSync(partial, { force: true });
+  }
+}
+
+/**
+ * Opens `target` so that no one else can: fails if any connection (a running server, a
+ * `plantstore` command) has it open. Leaving WAL mode needs the database to itself, and
+ * afterwards no -wal or -shm file is left beside it.
+ */
+function takeOver(target: string): Database.Database {
+  const db = new Database(target, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 0');
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE; COMMIT');
+    db.pragma('journal_mode = DELETE');
+    return db;
+  } catch (error) {
+    db.close();
+    if (sqliteCode(error) === 'SQLITE_BUSY' || sqliteCode(error) === 'SQLITE_LOCKED') {
+      throw new BackupError(`${target} is in use (a plantstore server or command has it open); stop it, then restore`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Replaces the database at `target` with the backup in `backupFile`. Refuses while anything
+ * has `target` open; the old database stays untouched until the new one is complete.
+ */
+export async function restoreDatabase(backupFile: string, target: string): Promise<BackupSummary> {
+  if (!existsSync(backupFile)) throw new BackupError(`there is no backup at ${backupFile}`);
+  const summary = inspect(backupFile);
+  mkdirSync(dirname(target), { recursive: true });
+  const incoming = `${target}.restoring`;
+  rmSync(incoming, { force: true });
+  try {
+    await copy(backupFile, incoming);
+    const held = existsSync(target) ? takeOver(target) : undefined;
+    // With no database there, a -wal or -shm left beside it would be applied to the new file.
+    if (held === undefined) for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
+    try {
+      renameSync(incoming, target);
+    } finally {
+      held?.close();
+    }
+    return summary;
+  } finally {
+    rmSync(incoming, { force: true });
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The SQLite store's writer: a thread with its own connection that runs each batch of writes in
+ * one transaction. Its commits wait for their fsync (synchronous=FULL) here, not on the event
+ * loop, and no connection sees a commit before that fsync is done.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openConnection } from './connection.js';
+import { prepareWriter, type WriteOp, type WriteResult } from './write-ops.js';
+
+/** What the thread answers for each batch. */
+export type BatchOutcome = { results: WriteResult[] } | { failure: { code: string | undefined; message: string } };
+
+const port = parentPort;
+if (port === null) throw new Error('writer-thread.js runs only as a worker thread');
+const db = openConnection((workerData as { path: string }).path);
+const runBatch = prepareWriter(db);
+
+port.on('message', (ops: WriteOp[]) => {
+  let outcome: BatchOutcome;
+  try {
+    outcome = { results: runBatch(ops) };
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    outcome = { failure: { code, message } };
+  }
+  port.postMessage(outcome);
+});

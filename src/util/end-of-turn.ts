@@ -1,0 +1,34 @@
+/**
+ * The work that waits for the end of the event loop's current turn, so that what the turn's
+ * requests asked for is done together. It runs in this order: the turn's writes are committed
+ * (one transaction, one fsync), then the turn's held responses are sent back to back. One
+ * instance per server; the store and the response batcher each give it their step.
+ */
+export class EndOfTurn {
+  private commitWrites: (() => void) | undefined;
+  private sendResponses: (() => void) | undefined;
+  private scheduled = false;
+
+  /** The store's group commit. */
+  setCommitWrites(step: () => void): void {
+    this.commitWrites = step;
+  }
+
+  /** The response batcher's flush. */
+  setSendResponses(step: () => void): void {
+    this.sendResponses = step;
+  }
+
+  /** Asks for the steps to run at the end of this turn (once, however often it is asked). */
+  readonly request = (): void => {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.run);
+  };
+
+  private readonly run = (): void => {
+    this.scheduled = false;
+    this.commitWrites?.();
+    this.sendResponses?.();
+  };
+}

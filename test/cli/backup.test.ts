@@ -1,0 +1,121 @@
+/**
+ * `plantstore backup` and `plantstore restore` on the embedded database: a backup taken while
+ * a server serves writes holds every plant acknowledged before it began, and restore refuses a
+ * database that a server has open.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { runCli, startServerProcess } from '../helpers/process.js';
+import { authorizedFetch, tempDir } from '../helpers/server.js';
+
+/** Posts plants named after their ids from `lanes` concurrent loops until stopped; returns the acknowledged ids. */
+function writeLoad(url: string, token: string, lanes: number) {
+  const acknowledged = new Set<number>();
+  let stopped = false;
+  let nextId = 1;
+  const loops = Array.from({ length: lanes }, async () => {
+    while (!stopped) {
+      const id = nextId++;
+      const response = await authorizedFetch(`${url}/plants`, token, { method: 'POST', json: { id, name: `p-${id}` } });
+      await response.arrayBuffer();
+      assert.equal(response.status, 200);
+      acknowledged.add(id);
+    }
+  });
+  return {
+    acknowledged,
+    attempted: () => nextId - 1,
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+    },
+  };
+}
+
+async function plantIds(url: string, token: string): Promise<Set<number>> {
+  const plants = (await (await authorizedFetch(`${url}/plants`, token)).json()) as { name: string }[];
+  return new Set(plants.map((plant) => Number(plant.name.slice(2))));
+}
+
+describe('plantstore backup and restore', () => {
+  test('a backup under write load holds every plant acknowledged before it began; restore brings them back', async (t) => {
+    const dir = tempDir(t);
+    const databaseUrl = `sqlite:${join(dir, 'data', 'plantstore.db')}`;
+    const backupFile = join(dir, 'backup.db');
+    const env = { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' };
+    const token = (await runCli(['token', 'create', '--user', 'keeper'], env)).stdout.trim();
+    const server = await startServerProcess(t, env);
+
+    const load = writeLoad(server.url, token, 8);
+    const deadline = Date.now() + 20_000;
+    while (load.acknowledged.size < 100) {
+      assert.ok(Date.now() < deadline, 'a hundred writes acknowledged within 20 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const beforeBackup = new Set(load.acknowledged);
+    const backup = await runCli(['backup', backupFile], env);
+    const duringBackup = load.acknowledged.size - beforeBackup.size;
+    await load.stop();
+    assert.equal(backup.code, 0, backup.stderr);
+    assert.ok(beforeBackup.size > 50, `writes before the backup: ${beforeBackup.size}`);
+    assert.ok(duringBackup > 0, 'the server acknowledged writes while the backup ran');
+    const [, backedUp] = /: (\d+) plants, 1 tokens$/m.exec(backup.stdout) ?? [];
+    assert.ok(Number(backedUp) >= beforeBackup.size, backup.stdout);
+
+    const refused = await runCli(['restore', backupFile], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^plantstore: .*plantstore\.db is in use \(a plantstore server or command has it open\); stop it, then restore\n$/);
+    assert.equal((await plantIds(server.url, token)).size, load.acknowledged.size, 'a refused restore changes nothing');
+
+    server.child.kill('SIGTERM');
+    assert.equal((await server.exited)[0], 0);
+    const restored = await runCli(['restore', backupFile], env);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, new RegExp(`^restored .*plantstore\\.db from .*backup\\.db: ${backedUp} plants, 1 tokens\\n$`));
+    assert.ok(!existsSync(join(dir, 'data', 'plantstore.db-wal')), 'no WAL of the old database is left beside the new one');
+
+    const again = await startServerProcess(t, env);
+    const ids = await plantIds(again.url, token);
+    assert.equal(ids.size, Number(backedUp));
+    for (const id of beforeBackup) assert.ok(ids.has(id), `plant ${id}, acknowledged before the backup, is restored`);
+    for (const id of ids) assert.ok(id <= load.attempted(), `plant ${id} was written by the test`);
+    assert.ok(ids.size < load.acknowledged.size, 'the plants written after the backup are gone: it is the backup that was restored');
+  });
+
+  test('a backup never replaces an existing file, and needs an existing database', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    const missing = await runCli(['backup', join(dir, 'b.db')], env);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /^plantstore: there is no database at .*p\.db; check DATABASE_URL\n$/);
+
+    assert.equal((await runCli(['migrate'], env)).code, 0);
+    writeFileSync(join(dir, 'b.db'), 'keep me');
+    const exists = await runCli(['backup', join(dir, 'b.db')], env);
+    assert.equal(exists.code, 1);
+    assert.match(exists.stderr, /^plantstore: .*b\.db exists already; give the backup a new file name\n$/);
+  });
+
+  test('restore refuses a file that is not a plantstore backup, and leaves the database alone', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    const token = (await runCli(['token', 'create', '--user', 'u'], env)).stdout.trim();
+    writeFileSync(join(dir, 'junk.db'), 'not a database at all, just text that is long enough to have a header');
+    const refused = await runCli(['restore', join(dir, 'junk.db')], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^plantstore: .*junk\.db is not a readable SQLite database \(SQLITE_NOTADB\)\n$/);
+    const listed = await runCli(['token', 'list', '--json'], env);
+    assert.match(listed.stdout, /"user": "u"/);
+    assert.match(token, /^pst_/);
+  });
+
+  test('on PostgreSQL, backup and restore point to pg_dump', async () => {
+    for (const verb of ['backup', 'restore']) {
+      const result = await runCli([verb, '/tmp/x.db'], { DATABASE_URL: 'postgres://app@127.0.0.1:1/plants' });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, new RegExp(`^plantstore: ${verb} works on the embedded SQLite database; for PostgreSQL use pg_dump and pg_restore \\(docs/operations\\.md\\)\\n$`));
+    }
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * A TCP server that speaks just enough of PostgreSQL's wire protocol to refuse every login
+ * with a given SQLSTATE, as a real server does for a wrong password: it reads the startup
+ * message and answers with an ErrorResponse. For the refusals the local test server, which
+ * trusts every local login, cannot produce.
+ */
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import type { TestContext } from 'node:test';
+
+function errorResponse(code: string, message: string): Buffer {
+  const fields = Buffer.concat([
+    ...[['S', 'FATAL'], ['V', 'FATAL'], ['C', code], ['M', message]].map(([type, value]) => Buffer.from(`${type}${value}\0`)),
+    Buffer.from([0]),
+  ]);
+  const head = Buffer.alloc(5);
+  head.write('E', 0);
+  head.writeInt32BE(fields.length + 4, 1);
+  return Buffer.concat([head, fields]);
+}
+
+/** Starts the server on 127.0.0.1 and returns its port; it closes after the test. */
+export async function refusingPostgres(t: TestContext, code: string, message: string): Promise<number> {
+  const server = createServer((socket) => {
+    let received = Buffer.alloc(0);
+    socket.on('error', () => {});
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      // The startup message is length-prefixed; answer once it is all here.
+      if (received.length >= 4 && received.length >= received.readInt32BE(0)) socket.end(errorResponse(code, message));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
+}

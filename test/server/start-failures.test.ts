@@ -1,0 +1,158 @@
+/**
+ * Every start that cannot succeed ends with one line on stderr naming the cause and the
+ * setting to change, exit status 1 and no stack trace; PostgreSQL retries are one short line.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { join } from 'node:path';
+import { describe, test, type TestContext } from 'node:test';
+import { CLI, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
+import { refusingPostgres } from '../helpers/refusing-postgres.js';
+import { postgresUrlOrSkipReason, tempDir } from '../helpers/server.js';
+import { unprivileged } from '../helpers/unprivileged.js';
+
+const postgres = postgresUrlOrSkipReason();
+
+/** The one line of a failed start, after checking that there is nothing else. */
+function onlyLine(result: CliResult): string {
+  assert.equal(result.code, 1, result.stderr);
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, `one line on stderr: ${result.stderr}`);
+  assert.doesNotMatch(result.stderr, /\n\s+at |Error:/, 'no stack trace');
+  assert.doesNotMatch(result.stdout, /pst_/);
+  return lines[0] ?? '';
+}
+
+async function occupiedPort(t: TestContext): Promise<number> {
+  const blocker: Server = createServer();
+  blocker.listen(0, '127.0.0.1');
+  await once(blocker, 'listening');
+  t.after(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+  return (blocker.address() as AddressInfo).port;
+}
+
+describe('a start that cannot listen', () => {
+  test('a port in use: one line naming PORT and --port, exit 1, and the first-start token is not spent', async (t) => {
+    const port = await occupiedPort(t);
+    const databaseUrl = `sqlite:${join(tempDir(t), 'busy.db')}`;
+    const line = onlyLine(await runCli(['serve', '--port', String(port)], { DATABASE_URL: databaseUrl }));
+    assert.match(line, new RegExp(`^plantstore: cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use .*PORT or --port$`));
+
+    const next = await startServerProcess(t, { DATABASE_URL: databaseUrl });
+    assert.match(next.stderr(), /^ {4}pst_[A-Za-z0-9_-]{43}$/m, 'the next start prints the admin token');
+  });
+
+  test('a port in use under --workers 2: the supervisor prints the line once and exits 1', async (t) => {
+    const port = await occupiedPort(t);
+    const result = await runCli(['serve', '--workers', '2', '--port', String(port)], { DATABASE_URL: `sqlite:${join(tempDir(t), 'w.db')}` });
+    assert.match(onlyLine(result), /cannot listen on 127\.0\.0\.1:\d+: the port is in use .*PORT or --port$/);
+  });
+
+  test('an address that is not of this machine: one line naming HOST and --host', async (t) => {
+    const result = await runCli(['serve', '--port', '0', '--host', '192.0.2.1'], { DATABASE_URL: `sqlite:${join(tempDir(t), 'a.db')}` });
+    assert.match(onlyLine(result), /^plantstore: cannot listen on 192\.0\.2\.1:0: 192\.0\.2\.1 is not an address of this machine; set HOST or --host/);
+  });
+});
+
+describe('a data folder that cannot be used', () => {
+  const as = unprivileged();
+
+  test('a path through a file: one line naming DATABASE_URL', async (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'file'), '');
+    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `sqlite:${join(dir, 'file', 'data', 'p.db')}` });
+    assert.match(onlyLine(result), /^plantstore: cannot use the database: cannot create the data folder .*ENOTDIR.*DATABASE_URL/);
+  });
+
+  test('a folder this user may not write: one line naming DATABASE_URL', { skip: as.reason }, async (t) => {
+    const dir = tempDir(t);
+    chmodSync(dir, 0o755);
+    const wrapper = as.reason === undefined ? as.wrapper : [];
+    if (wrapper.length === 0) chmodSync(dir, 0o555);
+    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` }, wrapper);
+    assert.match(onlyLine(result), /^plantstore: cannot use the database: cannot open .*p\.db \(SQLITE_CANTOPEN\).*DATABASE_URL/);
+    assert.ok(!existsSync(join(dir, 'p.db')));
+  });
+
+  test('a missing folder that this user may not create: one line naming DATABASE_URL', { skip: as.reason }, async (t) => {
+    const dir = tempDir(t);
+    chmodSync(dir, 0o755);
+    const wrapper = as.reason === undefined ? as.wrapper : [];
+    if (wrapper.length === 0) chmodSync(dir, 0o555);
+    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `sqlite:${join(dir, 'missing', 'p.db')}` }, wrapper);
+    assert.match(onlyLine(result), /^plantstore: cannot use the database: cannot create the data folder .*missing .*EACCES.*DATABASE_URL/);
+  });
+});
+
+describe('PostgreSQL refusing the start', () => {
+  const refusals: [string, string, string, RegExp][] = [
+    ['a database that does not exist', '3D000', 'database "plants" does not exist', /has no database "plants" \(3D000\); create it .*DATABASE_URL$/],
+    ['a wrong password', '28P01', 'password authentication failed for user "app"', /refused the password of user "app" \(28P01\); fix the password in DATABASE_URL$/],
+    ['a role that does not exist', '28000', 'role "app" does not exist', /refused user "app" \(28000: role "app" does not exist\); fix the user in DATABASE_URL/],
+  ];
+  for (const [name, code, message, expected] of refusals) {
+    test(`${name} (${code}) stops the start at once with one line, the password never shown`, async (t) => {
+      const port = await refusingPostgres(t, code, message);
+      const started = Date.now();
+      const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${port}/plants` });
+      const line = onlyLine(result);
+      assert.match(line, new RegExp(`^plantstore: cannot use the database: PostgreSQL at 127\\.0\\.0\\.1:${port} `));
+      assert.match(line, expected);
+      assert.doesNotMatch(result.stderr + result.stdout, /s3cret/);
+      assert.ok(Date.now() - started < 5_000, 'no retries');
+    });
+  }
+
+  test('a database that does not exist on the real server stops the start at once', { skip: postgres.reason }, async () => {
+    const url = new URL(postgres.url as string);
+    url.pathname = '/plantstore_no_such_database';
+    const line = onlyLine(await runCli(['serve', '--port', '0'], { DATABASE_URL: url.href }));
+    assert.match(line, /has no database "plantstore_no_such_database" \(3D000\)/);
+  });
+
+  test('a role that does not exist on the real server stops the start at once', { skip: postgres.reason }, async () => {
+    const url = new URL(postgres.url as string);
+    url.username = 'plantstore_no_such_role';
+    const line = onlyLine(await runCli(['serve', '--port', '0'], { DATABASE_URL: url.href }));
+    assert.match(line, /refused user "plantstore_no_such_role" \(28000: role "plantstore_no_such_role" does not exist\)/);
+  });
+
+  test('an unreachable server: each retry is one short log line without a stack, and SIGTERM ends the wait with 0', async (t) => {
+    // A port that was free a moment ago: connecting to it is refused.
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const refusedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], {
+      env: { ...process.env, DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${refusedPort}/plants` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit') as Promise<[number | null]>;
+    t.after(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const deadline = Date.now() + 10_000;
+    while ((stdout.match(/retrying the start/g) ?? []).length < 2) {
+      assert.ok(Date.now() < deadline, `two retry lines: ${stdout}${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    assert.equal(code, 0);
+    assert.equal(stderr, '');
+    for (const line of stdout.trimEnd().split('\n')) {
+      assert.ok(line.length < 200, `a short line: ${line}`);
+      assert.doesNotMatch(line, /stack|s3cret/);
+      assert.match(line, /"reason":"ECONNREFUSED".*"msg":"the database does not answer; retrying the start"/);
+    }
+  });
+});

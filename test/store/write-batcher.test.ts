@@ -1,0 +1,65 @@
+/** WriteBatcher: the group commit of the SQLite store, with a recording batch runner. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { StoreUnavailableError } from '../../src/errors.js';
+import { WriteBatcher } from '../../src/store/sqlite/write-batcher.js';
+import type { WriteOp, WriteResult } from '../../src/store/sqlite/write-ops.js';
+import { EndOfTurn } from '../../src/util/end-of-turn.js';
+
+const touch = (id: string): WriteOp => ({ kind: 'touchToken', id, at: 0 });
+const changed: WriteResult = { kind: 'changed', changed: true };
+
+test('the writes of one turn share one commit at its end, and each is answered after it', async () => {
+  const batches: string[][] = [];
+  const sizes: number[] = [];
+  const batcher = new WriteBatcher(
+    async (ops) => {
+      batches.push(ops.map((op) => (op.kind === 'touchToken' ? op.id : op.kind)));
+      return ops.map(() => changed);
+    },
+    new EndOfTurn(),
+    (size) => sizes.push(size),
+  );
+  const answered: string[] = [];
+  const writes = ['a', 'b', 'c'].map((id) => batcher.write(touch(id)).then(() => answered.push(id)));
+  assert.deepEqual(batches, [], 'nothing is committed before the turn ends');
+  await Promise.all(writes);
+  assert.deepEqual(batches, [['a', 'b', 'c']]);
+  assert.deepEqual(answered, ['a', 'b', 'c']);
+  assert.deepEqual(sizes, [3]);
+  await batcher.write(touch('d'));
+  assert.deepEqual(batches, [['a', 'b', 'c'], ['d']], 'a later turn commits its own batch');
+});
+
+test('a commit that fails refuses every write of its batch as unavailable', async () => {
+  const batcher = new WriteBatcher(
+    async () => {
+      throw new StoreUnavailableError('SQLite write failed (SQLITE_IOERR): disk I/O error');
+    },
+    new EndOfTurn(),
+  );
+  const results = await Promise.allSettled([batcher.write(touch('a')), batcher.write(touch('b'))]);
+  for (const result of results) assert.ok(result.status === 'rejected' && result.reason instanceof StoreUnavailableError);
+});
+
+test('writes that arrive while a commit runs go together as the next batch; drain waits for all', async () => {
+  const batches: number[] = [];
+  let finishFirst: () => void = () => {};
+  const firstDone = new Promise<void>((resolve) => (finishFirst = resolve));
+  const batcher = new WriteBatcher(async (ops) => {
+    batches.push(ops.length);
+    if (batches.length === 1) await firstDone;
+    return ops.map(() => changed);
+  }, new EndOfTurn());
+  const first = batcher.write(touch('a'));
+  await new Promise((resolve) => setImmediate(resolve));
+  const later = [1, 2, 3].map((n) => batcher.write(touch(`b${n}`)));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(batches, [1], 'the next batch waits for the running commit');
+  let drained = false;
+  const drain = batcher.drain().then(() => (drained = true));
+  finishFirst();
+  await Promise.all([first, ...later, drain]);
+  assert.deepEqual(batches, [1, 3]);
+  assert.ok(drained);
+});
