@@ -1,20 +1,13 @@
 /** How a `plants` command failure becomes one line on stderr and an exit code. */
 import { PlantStoreError, PlantStoreResponseError } from '../client/index.js';
+import { USAGE_EXIT_CODE, UsageError } from './usage.js';
 
-/** Bad usage: a wrong argument, option or input file. Exit 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
-
+/** The service refused something, or could not be reached. */
 export const EXIT_REFUSED = 1;
-export const EXIT_USAGE = 2;
 
 /** The one line to print, and the exit code, for anything a command throws; never a stack trace. */
 export function describeFailure(error: unknown, url: string): { line: string; exitCode: number } {
-  if (error instanceof UsageError) return { line: error.message, exitCode: EXIT_USAGE };
+  if (error instanceof UsageError) return { line: error.message, exitCode: USAGE_EXIT_CODE };
   if (error instanceof PlantStoreError) return { line: `${error.message} (HTTP ${error.status})`, exitCode: EXIT_REFUSED };
   if (error instanceof PlantStoreResponseError) return { line: error.message, exitCode: EXIT_REFUSED };
   // fetch fails with a TypeError whose cause names the network error (ECONNREFUSED, ENOTFOUND, …).

@@ -6,7 +6,7 @@
 import type { NewPlant } from '../client/index.js';
 import { parseInt64 } from '../plants/int64.js';
 import { JsonNumber, JsonSyntaxError, parseJson } from '../util/strict-json.js';
-import { UsageError } from './cli-errors.js';
+import { UsageError } from './usage.js';
 import { CsvParser, type CsvRecord } from './csv.js';
 
 export type ImportFormat = 'csv' | 'jsonl';

@@ -1,18 +1,19 @@
 /**
  * `plantstore plants …`: a running plantstore's plants from the terminal, through
  * plantstore/client. Exit 0 on success, 1 when the service refused something, 2 on bad usage;
- * every failure is one line on stderr.
+ * every failure is one line on stderr (commander's own usage errors through cli.ts and usage.ts).
  */
 import { once } from 'node:events';
 import { open } from 'node:fs/promises';
-import { Command, Option, type CommanderError } from 'commander';
+import { Command, Option } from 'commander';
 import { PlantStoreClient, type Plant } from '../client/index.js';
 import { parseInt64, parseNonNegativeInt32 } from '../plants/int64.js';
-import { EXIT_REFUSED, EXIT_USAGE, UsageError, describeFailure } from './cli-errors.js';
+import { EXIT_REFUSED, describeFailure } from './cli-errors.js';
 import { formatOfPath, readPlants, type ImportFormat } from './plant-input.js';
 import { CSV_HEADER, plantCsv, plantJson, plantTable } from './plants-output.js';
 import { nodeFetch } from './node-fetch.js';
 import { runImport } from './run-import.js';
+import { USAGE_EXIT_CODE, UsageError } from './usage.js';
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 
@@ -68,7 +69,7 @@ function stdoutFailed(error: NodeJS.ErrnoException): void {
 
 function usageFailure(message: string): void {
   process.stderr.write(`plantstore: ${message}\n`);
-  process.exitCode = EXIT_USAGE;
+  process.exitCode = USAGE_EXIT_CODE;
 }
 
 async function printPlant(plant: Plant, json: boolean | undefined): Promise<void> {
@@ -80,9 +81,7 @@ export function plantsCommand(): Command {
   const plants = new Command('plants')
     .description('manage the plants of a running plantstore over its HTTP API')
     .option('--url <url>', `the service's address [env PLANTSTORE_URL, default ${DEFAULT_URL}]`)
-    .option('--token <token>', 'an API token or JWT [env PLANTSTORE_TOKEN]')
-    .configureOutput({ outputError: (text, write) => write(`plantstore: ${text.replace(/^error: /, '')}`) })
-    .exitOverride((error: CommanderError) => process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE));
+    .option('--token <token>', 'an API token or JWT [env PLANTSTORE_TOKEN]');
 
   plants
     .command('add')
