@@ -14,7 +14,7 @@ export interface paths {
          * List the caller’s plants
          * @description Returns the plants the caller has access to: those of its owner, never another owner's. Needs a bearer token with the scope `plants:read` (a read-only token has only `plants:read`).
          *
-         *     Ordered by id ascending in numeric int64 order (negatives first). Without `limit` every plant is returned, streamed, so the server’s memory does not grow with the answer; if the database fails mid-stream the connection is cut and the JSON is left incomplete. With `limit`, a Link header points at the next page when one follows. A Content-Type header without a body is ignored.
+         *     Ordered by id ascending in numeric int64 order (negatives first). Without `limit` every plant is returned, streamed, so the server’s memory does not grow with the answer; if the database fails mid-stream the connection is cut and the JSON is left incomplete. With `limit`, a Link header points at the next page when one follows. `tag` keeps only the plants of one tag; `fields` chooses the members shown (add `id` to see what to fetch or delete). A query parameter not listed here is a 400. A Content-Type header without a body is ignored.
          */
         get: operations["listPlants"];
         put?: never;
@@ -40,7 +40,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get one of the caller’s plants
+         * @description Returns the caller's plant with this id, where the Location of a create points. Needs a bearer token with the scope `plants:read` (a read-only token has only `plants:read`). `fields` chooses the members shown, as on the list. HEAD answers the same without a body.
+         */
+        get: operations["getPlant"];
         put?: never;
         post?: never;
         /**
@@ -190,6 +194,25 @@ export interface components {
         Plant: {
             /** @description The name of the plant, 1 to 256 characters. Counted in Unicode code points; no control characters (U+0000–U+001F, U+007F); not only Unicode White_Space; valid UTF-8 without lone surrogates. */
             name: string;
+            /** @description Tag that specifies the type, 1 to 64 characters. Omitted when the plant has none (never null or empty). Counted in Unicode code points; no control characters (U+0000–U+001F, U+007F); not only Unicode White_Space; valid UTF-8 without lone surrogates. */
+            tag?: string;
+        };
+        /**
+         * @description A plant with the members that the `fields` parameter asked for (extension): any of id, name and tag, in that order; tag only when the plant has one. Without `fields` a plant is shown as Plant.
+         * @example {
+         *       "id": 7,
+         *       "name": "Monstera",
+         *       "tag": "aroid"
+         *     }
+         */
+        PlantFields: {
+            /**
+             * Format: int64
+             * @description The plant id, written as an exact JSON integer.
+             */
+            id?: bigint;
+            /** @description The name of the plant, 1 to 256 characters. Counted in Unicode code points; no control characters (U+0000–U+001F, U+007F); not only Unicode White_Space; valid UTF-8 without lone surrogates. */
+            name?: string;
             /** @description Tag that specifies the type, 1 to 64 characters. Omitted when the plant has none (never null or empty). Counted in Unicode code points; no control characters (U+0000–U+001F, U+007F); not only Unicode White_Space; valid UTF-8 without lone surrogates. */
             tag?: string;
         };
@@ -355,6 +378,10 @@ export interface components {
         limit: number;
         /** @description Extension to the seed specification, used by the Link cursor: only plants whose id is greater than this int64. ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400. */
         after: bigint;
+        /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty or repeated → 400. */
+        tag: string;
+        /** @description Extension: the members each plant is shown with, a comma-separated subset of id, name and tag, each at most once (`fields=id,name,tag` shows the ids a client needs to fetch or delete a plant). Absent: name and tag, as the Plant schema. The id is written as an exact JSON integer. An unknown or repeated field, or an empty value → 400. */
+        fields: string;
         /** @description The plant id, an int64 in ASCII decimal digits with an optional leading "-" (leading zeros allowed, "007" is 7). Text, fraction, "+7", spaces, out of range or empty → 400. */
         id: bigint;
         /** @description Optional id for tracing this request; echoed on the response when it matches the pattern. */
@@ -366,7 +393,7 @@ export interface components {
         "X-Request-Id": string;
         /** @description The path of the plant: /plants/{id}, with the id exactly as stored. */
         Location: string;
-        /** @description Present only when `limit` cut the list short: `</plants?limit=<limit>&after=<last id returned>>; rel="next"`. Absent when nothing follows, and with limit=0. Walking the next links visits every plant that exists throughout the walk exactly once, even while other plants are created and deleted. */
+        /** @description Present only when `limit` cut the list short: `</plants?limit=<limit>&after=<last id returned>>; rel="next"`, followed by `&tag=<tag, percent-encoded>` and `&fields=<fields>` when the request gave them. Absent when nothing follows, and with limit=0. Walking the next links visits every plant that exists throughout the walk exactly once, even while other plants are created and deleted. */
         Link: string;
         /** @description RFC 6750. Missing header, other scheme or empty token: `Bearer realm="plantstore"`. Unknown, revoked, expired or badly signed token: `Bearer realm="plantstore", error="invalid_token"`. Valid token without the scope: `Bearer realm="plantstore", error="insufficient_scope", scope="<scope>"`. */
         "WWW-Authenticate": string;
@@ -386,6 +413,10 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description Extension to the seed specification, used by the Link cursor: only plants whose id is greater than this int64. ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400. */
                 after?: components["parameters"]["after"];
+                /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty or repeated → 400. */
+                tag?: components["parameters"]["tag"];
+                /** @description Extension: the members each plant is shown with, a comma-separated subset of id, name and tag, each at most once (`fields=id,name,tag` shows the ids a client needs to fetch or delete a plant). Absent: name and tag, as the Plant schema. The id is written as an exact JSON integer. An unknown or repeated field, or an empty value → 400. */
+                fields?: components["parameters"]["fields"];
             };
             header?: {
                 /** @description Optional id for tracing this request; echoed on the response when it matches the pattern. */
@@ -404,10 +435,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Plant"][];
+                    "application/json": (components["schemas"]["Plant"] | components["schemas"]["PlantFields"])[];
                 };
             };
-            /** @description `limit` or `after` is malformed, out of range, empty or repeated. */
+            /** @description `limit`, `after`, `tag` or `fields` is malformed, out of range, empty or repeated, or the query has another parameter. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -497,6 +528,67 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPlant: {
+        parameters: {
+            query?: {
+                /** @description Extension: the members each plant is shown with, a comma-separated subset of id, name and tag, each at most once (`fields=id,name,tag` shows the ids a client needs to fetch or delete a plant). Absent: name and tag, as the Plant schema. The id is written as an exact JSON integer. An unknown or repeated field, or an empty value → 400. */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: {
+                /** @description Optional id for tracing this request; echoed on the response when it matches the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description The plant id, an int64 in ASCII decimal digits with an optional leading "-" (leading zeros allowed, "007" is 7). Text, fraction, "+7", spaces, out of range or empty → 400. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plant. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plant"] | components["schemas"]["PlantFields"];
+                };
+            };
+            /** @description The id is not a decimal int64, or `fields` is malformed, or the query has another parameter. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        error?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The caller has no plant with this id: it never existed, was deleted, or belongs to another owner. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        error?: 404;
+                    };
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
