@@ -11,4 +11,6 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  // The examples are plain JavaScript for Node, run as they are.
+  { files: ['examples/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
 );

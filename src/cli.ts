@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The `plantstore` command: serve (the default), token create|list|revoke, migrate, backup,
- * restore. Every setting is a flag here and an environment variable; see settings.ts.
+ * restore, and plants … (cli/plants-command.ts). Every setting is a flag here and an environment
+ * variable; see settings.ts.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -17,6 +18,7 @@ import { sqlitePath } from './store/sqlite/connection.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { serve } from './serve.js';
+import { plantsCommand } from './cli/plants-command.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -159,6 +161,8 @@ settingOptions(
   const { plants, tokens } = await restoreDatabase(resolve(file), target);
   process.stdout.write(`restored ${target} from ${file}: ${plants} plants, ${tokens} tokens\n`);
 });
+
+program.addCommand(plantsCommand());
 
 configureUsageErrors(program);
 

@@ -1,0 +1,20 @@
+/** How a `plants` command failure becomes one line on stderr and an exit code. */
+import { PlantStoreError, PlantStoreResponseError } from '../client/index.js';
+import { USAGE_EXIT_CODE, UsageError } from './usage.js';
+
+/** The service refused something, or could not be reached. */
+export const EXIT_REFUSED = 1;
+
+/** The one line to print, and the exit code, for anything a command throws; never a stack trace. */
+export function describeFailure(error: unknown, url: string): { line: string; exitCode: number } {
+  if (error instanceof UsageError) return { line: error.message, exitCode: USAGE_EXIT_CODE };
+  if (error instanceof PlantStoreError) return { line: `${error.message} (HTTP ${error.status})`, exitCode: EXIT_REFUSED };
+  if (error instanceof PlantStoreResponseError) return { line: error.message, exitCode: EXIT_REFUSED };
+  // fetch fails with a TypeError whose cause names the network error (ECONNREFUSED, ENOTFOUND, …).
+  if (error instanceof TypeError && error.cause instanceof Error) {
+    const cause = error.cause as Error & { code?: unknown };
+    return { line: `cannot reach ${url}: ${typeof cause.code === 'string' ? cause.code : cause.message}`, exitCode: EXIT_REFUSED };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { line: message.split('\n', 1)[0] ?? '', exitCode: EXIT_REFUSED };
+}

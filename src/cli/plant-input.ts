@@ -1,0 +1,137 @@
+/**
+ * The input of `plants import`: JSON Lines (one NewPlant object a line) or CSV with a header
+ * naming id, name and optionally tag, read as a stream. Each plant keeps its line number; a
+ * line that is not a plant becomes a refusal with its reason. Ids are read exactly.
+ */
+import type { NewPlant } from '../client/index.js';
+import { parseInt64 } from '../plants/int64.js';
+import { JsonNumber, JsonSyntaxError, parseJson } from '../util/strict-json.js';
+import { UsageError } from './usage.js';
+import { CsvParser, type CsvRecord } from './csv.js';
+
+export type ImportFormat = 'csv' | 'jsonl';
+
+export type InputItem = { line: number; plant: NewPlant } | { line: number; refused: string };
+
+/** The format a file name says, or undefined when it says none. */
+export function formatOfPath(path: string): ImportFormat | undefined {
+  if (/\.csv$/i.test(path)) return 'csv';
+  if (/\.(jsonl|ndjson|json)$/i.test(path)) return 'jsonl';
+  return undefined;
+}
+
+/** Reads plants from UTF-8 bytes; `format` undefined: JSON Lines when the first character is `{`, else CSV. */
+export async function* readPlants(source: AsyncIterable<Uint8Array>, format?: ImportFormat): AsyncGenerator<InputItem> {
+  const chunks = decode(source);
+  const first = await chunks.next();
+  if (first.done === true) return;
+  const chosen = format ?? (/^\s*\{/.test(first.value) ? 'jsonl' : 'csv');
+  const all = prepend(first.value, chunks);
+  yield* chosen === 'csv' ? csvItems(all) : jsonLineItems(all);
+}
+
+async function* decode(source: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true }); // a leading BOM is dropped
+  let text: string;
+  for await (const chunk of source) {
+    try {
+      text = decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new UsageError('the input is not valid UTF-8');
+    }
+    if (text !== '') yield text;
+  }
+  try {
+    text = decoder.decode();
+  } catch {
+    throw new UsageError('the input ends inside a UTF-8 character');
+  }
+  if (text !== '') yield text;
+}
+
+async function* prepend(head: string, rest: AsyncIterable<string>): AsyncGenerator<string> {
+  yield head;
+  yield* rest;
+}
+
+async function* jsonLineItems(chunks: AsyncIterable<string>): AsyncGenerator<InputItem> {
+  let pending = '';
+  let line = 0;
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
+      const text = pending + chunk.slice(start, end);
+      pending = '';
+      start = end + 1;
+      const item = jsonLineItem(text, ++line);
+      if (item !== undefined) yield item;
+    }
+    pending += chunk.slice(start);
+  }
+  const item = jsonLineItem(pending, ++line);
+  if (item !== undefined) yield item;
+}
+
+function jsonLineItem(raw: string, line: number): InputItem | undefined {
+  const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  if (text.trim() === '') return undefined;
+  let value;
+  try {
+    value = parseJson(text);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) return { line, refused: `not JSON: ${error.message}.` };
+    throw error;
+  }
+  if (!(value instanceof Map)) return { line, refused: 'not a JSON object.' };
+  const id = value.get('id');
+  const name = value.get('name');
+  const tag = value.get('tag');
+  if (!(id instanceof JsonNumber) || !id.isIntegerLiteral) return { line, refused: '"id" must be an integer written without fraction or exponent.' };
+  const plantId = parseInt64(id.text);
+  if (plantId === undefined) return { line, refused: '"id" must fit in a signed 64-bit integer.' };
+  if (typeof name !== 'string') return { line, refused: '"name" must be a string.' };
+  if (tag !== undefined && typeof tag !== 'string') return { line, refused: '"tag" must be a string (leave it out for no tag).' };
+  return { line, plant: tag === undefined ? { id: plantId, name } : { id: plantId, name, tag } };
+}
+
+interface Columns {
+  count: number;
+  id: number;
+  name: number;
+  tag: number | undefined;
+}
+
+function headerColumns(record: CsvRecord): Columns {
+  if (record.error !== undefined) throw new UsageError(`the CSV header on line ${record.line} cannot be read: ${record.error}`);
+  const names = record.fields.map((field) => field.trim().toLowerCase());
+  const unknown = names.find((name) => !['id', 'name', 'tag'].includes(name));
+  if (unknown !== undefined || new Set(names).size !== names.length || !names.includes('id') || !names.includes('name')) {
+    throw new UsageError(`the CSV header must be id,name,tag (tag optional, any order), not ${record.fields.join(',')}`);
+  }
+  const tag = names.indexOf('tag');
+  return { count: names.length, id: names.indexOf('id'), name: names.indexOf('name'), tag: tag === -1 ? undefined : tag };
+}
+
+function csvItem(record: CsvRecord, columns: Columns): InputItem {
+  const { line, fields } = record;
+  if (record.error !== undefined) return { line, refused: `not CSV: ${record.error}.` };
+  if (fields.length !== columns.count) return { line, refused: `has ${fields.length} fields; the header has ${columns.count}.` };
+  const id = parseInt64(fields[columns.id] ?? '');
+  if (id === undefined) return { line, refused: '"id" must be a signed 64-bit integer in decimal digits.' };
+  const name = fields[columns.name] ?? '';
+  const tag = columns.tag === undefined ? '' : (fields[columns.tag] ?? '');
+  return { line, plant: tag === '' ? { id, name } : { id, name, tag } };
+}
+
+async function* csvItems(chunks: AsyncIterable<string>): AsyncGenerator<InputItem> {
+  const parser = new CsvParser();
+  let columns: Columns | undefined;
+  const items = function* (records: CsvRecord[]): Generator<InputItem> {
+    for (const record of records) {
+      if (columns === undefined) columns = headerColumns(record);
+      else yield csvItem(record, columns);
+    }
+  };
+  for await (const chunk of chunks) yield* items(parser.push(chunk));
+  yield* items(parser.end());
+}

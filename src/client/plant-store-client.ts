@@ -1,0 +1,125 @@
+/**
+ * A typed client for the plantstore HTTP API over `fetch`, so it runs in Node 20 and in
+ * browsers. Ids are bigint in and out and never pass through a double.
+ */
+import { nextCursor } from './link.js';
+import { retryDelayMs, sleep } from './retry.js';
+import type { ListPlantsOptions, NewPlant, Plant, PlantId, PlantPage } from './types.js';
+import { idText, newPlantJson, readError, readPlant, readPlants } from './wire.js';
+
+/** The subset of `fetch` the client calls; pass your own to add a proxy, logging or a test double. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface PlantStoreClientOptions {
+  /** The service's address, such as `http://127.0.0.1:8080`; a path prefix is kept. */
+  baseUrl: string | URL;
+  /** An API token (`pst_…`) or a JWT, sent as `Authorization: Bearer <token>`. */
+  token: string;
+  /** Defaults to the global `fetch`. */
+  fetch?: FetchLike;
+  /** How often a 503 or 429 answer is retried before it is thrown (default 3). */
+  retries?: number;
+  /** The longest pause a Retry-After may ask for; a longer one is thrown at once (default 30 000 ms). */
+  maxRetryDelayMs?: number;
+}
+
+/** Every list asks for the ids, which the seed's default list leaves out. */
+const ALL_FIELDS = 'id,name,tag';
+const PAGE_SIZE = 1000;
+
+export class PlantStoreClient {
+  private readonly base: URL;
+  private readonly authorization: string;
+  private readonly fetch: FetchLike;
+  private readonly retries: number;
+  private readonly maxRetryDelayMs: number;
+
+  constructor(options: PlantStoreClientOptions) {
+    let base: URL;
+    try {
+      base = new URL(options.baseUrl);
+    } catch {
+      throw new TypeError(`The base URL ${JSON.stringify(String(options.baseUrl))} is not an absolute URL.`);
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError('The base URL must be http: or https:.');
+    if (!base.pathname.endsWith('/')) base.pathname += '/';
+    base.search = '';
+    base.hash = '';
+    if (typeof options.token !== 'string' || !/^[\x21-\x7e]+$/.test(options.token)) {
+      throw new TypeError('The token must be a non-empty string of visible ASCII characters.');
+    }
+    this.base = base;
+    this.authorization = `Bearer ${options.token}`;
+    // Called through globalThis: browsers refuse a fetch that is called as a method of another object.
+    this.fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+    this.retries = options.retries ?? 3;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
+  }
+
+  /** Creates a plant; creating the same id, name and tag again is safe and answers the stored plant. 409 on a different one. */
+  async createPlant(plant: NewPlant): Promise<Plant> {
+    const body = newPlantJson(plant);
+    const { status, text } = await this.send('POST', this.url('plants'), body);
+    return readPlant(text, status, plant.id);
+  }
+
+  /** The caller's plant with this id; throws PlantStoreError 404 when it has none. */
+  async getPlant(id: PlantId): Promise<Plant> {
+    const url = this.url(`plants/${idText(id)}`, { fields: ALL_FIELDS });
+    const { status, text } = await this.send('GET', url);
+    return readPlant(text, status, id);
+  }
+
+  /** One page of the caller's plants in id order, and the cursor of the next page. Without `limit`, every plant. */
+  async listPlants(options: ListPlantsOptions = {}): Promise<PlantPage> {
+    const query: Record<string, string> = {};
+    if (options.limit !== undefined) query.limit = String(options.limit);
+    if (options.after !== undefined) query.after = idText(options.after);
+    if (options.tag !== undefined) query.tag = options.tag;
+    query.fields = ALL_FIELDS;
+    const { status, text, link } = await this.send('GET', this.url('plants', query));
+    return { plants: readPlants(text, status), nextAfter: nextCursor(link) };
+  }
+
+  /** Every plant of the caller (with this tag, after this id, when given), page by page, following the Link cursor. */
+  async *plants(options: { tag?: string; after?: PlantId; pageSize?: number } = {}): AsyncGenerator<Plant, void, undefined> {
+    const limit = options.pageSize ?? PAGE_SIZE;
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('pageSize must be a positive integer.');
+    let after = options.after;
+    do {
+      const page = await this.listPlants({ limit, after, tag: options.tag });
+      yield* page.plants;
+      after = page.nextAfter;
+    } while (after !== undefined);
+  }
+
+  /** Deletes the caller's plant; throws PlantStoreError 404 when it has none. */
+  async deletePlant(id: PlantId): Promise<void> {
+    await this.send('DELETE', this.url(`plants/${idText(id)}`));
+  }
+
+  private url(path: string, query: Record<string, string> = {}): string {
+    const url = new URL(path, this.base);
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    return url.href;
+  }
+
+  /** Sends a request, retrying 503 and 429 as their Retry-After says; throws PlantStoreError for any other refusal. */
+  private async send(method: string, url: string, body?: string): Promise<{ status: number; text: string; link: string | null }> {
+    const headers: Record<string, string> = { authorization: this.authorization, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.fetch(url, { method, headers, body });
+      const text = await response.text();
+      if (response.ok) return { status: response.status, text, link: response.headers.get('link') };
+      if ((response.status === 503 || response.status === 429) && attempt < this.retries) {
+        const delay = retryDelayMs(response.headers.get('retry-after'), attempt);
+        if (delay <= this.maxRetryDelayMs) {
+          await sleep(delay);
+          continue;
+        }
+      }
+      throw readError(text, response.status, response.statusText);
+    }
+  }
+}

@@ -1,0 +1,15 @@
+/** When to retry a 503 or 429: after its Retry-After, else after a doubling pause. */
+
+/** The pause before retry number `attempt` (0 for the first retry), in milliseconds. */
+export function retryDelayMs(retryAfter: string | null, attempt: number, nowMs: number = Date.now()): number {
+  const value = retryAfter?.trim() ?? '';
+  if (/^[0-9]+$/.test(value)) return Number(value) * 1000;
+  const date = value === '' ? NaN : Date.parse(value);
+  if (!Number.isNaN(date)) return Math.max(0, date - nowMs);
+  return 250 * 2 ** attempt;
+}
+
+/** A pause that works in Node and in browsers. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

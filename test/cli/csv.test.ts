@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CsvParser, csvRow, type CsvRecord } from '../../src/cli/csv.js';
+
+/** Parses `text` fed in chunks of `size` characters. */
+function parse(text: string, size = text.length || 1): CsvRecord[] {
+  const parser = new CsvParser();
+  const out: CsvRecord[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(...parser.push(text.slice(i, i + size)));
+  return [...out, ...parser.end()];
+}
+
+describe('CsvParser', () => {
+  test('plain rows, with the line each starts on; blank lines are skipped', () => {
+    assert.deepEqual(parse('id,name,tag\n1,Fern,\n\n2,Cactus,desert\n'), [
+      { line: 1, fields: ['id', 'name', 'tag'] },
+      { line: 2, fields: ['1', 'Fern', ''] },
+      { line: 4, fields: ['2', 'Cactus', 'desert'] },
+    ]);
+  });
+
+  test('quoted fields keep commas, doubled quotes and line breaks (CRLF too)', () => {
+    assert.deepEqual(parse('1,"Monstera, ""big""",x\r\n2,"two\r\nlines",\r\n3,"",""'), [
+      { line: 1, fields: ['1', 'Monstera, "big"', 'x'] },
+      { line: 2, fields: ['2', 'two\r\nlines', ''] },
+      { line: 4, fields: ['3', '', ''] },
+    ]);
+  });
+
+  test('the same records whatever the chunk boundaries', () => {
+    const text = 'id,name\r\n1,"a ""q"", b"\r\n\r\n2,"x\ny"\n3,z';
+    const whole = parse(text);
+    for (const size of [1, 2, 3, 5, 7]) assert.deepEqual(parse(text, size), whole, `chunks of ${size}`);
+    assert.deepEqual(whole.map((r) => r.line), [1, 2, 4, 6]);
+  });
+
+  test('a last row without a newline, and a trailing empty field', () => {
+    assert.deepEqual(parse('1,a,'), [{ line: 1, fields: ['1', 'a', ''] }]);
+  });
+
+  test('malformed rows are reported with their line and parsing goes on', () => {
+    assert.deepEqual(parse('1,ab"c,x\n2,"a"b,x\n3,ok,\n4,"never closed\n'), [
+      { line: 1, fields: [], error: 'a quote inside an unquoted field (quote the whole field and double the quote)' },
+      { line: 2, fields: [], error: 'text after a closing quote' },
+      { line: 3, fields: ['3', 'ok', ''] },
+      { line: 4, fields: [], error: 'a quoted field that is never closed' },
+    ]);
+  });
+});
+
+describe('csvRow', () => {
+  test('quotes only the fields that need it, and parses back to the same fields', () => {
+    const fields = ['-9223372036854775808', 'Dragon tree, "Dracaena"', 'plain', '', 'a\nb'];
+    const line = csvRow(fields);
+    assert.equal(line, '-9223372036854775808,"Dragon tree, ""Dracaena""",plain,,"a\nb"\n');
+    assert.deepEqual(parse(line), [{ line: 1, fields }]);
+  });
+});

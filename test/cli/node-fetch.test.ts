@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test, type TestContext } from 'node:test';
+import { nodeFetch } from '../../src/cli/node-fetch.js';
+
+async function listen(t: TestContext, handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const server = createServer(handler);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+test('nodeFetch sends method, headers and body and answers a Response with status, headers and body', async (t) => {
+  const url = await listen(t, (req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      res.writeHead(201, 'Made', { link: '</x>; rel="next"', 'content-type': 'application/json' });
+      res.end(JSON.stringify({ method: req.method, url: req.url, auth: req.headers.authorization, body }));
+    });
+  });
+  const response = await nodeFetch({ maxSockets: 2 })(`${url}/plants?a=1`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: '{"id":1}' });
+  assert.equal(response.status, 201);
+  assert.equal(response.statusText, 'Made');
+  assert.equal(response.headers.get('link'), '</x>; rel="next"');
+  assert.deepEqual(await response.json(), { method: 'POST', url: '/plants?a=1', auth: 'Bearer t', body: '{"id":1}' });
+});
+
+test('a 204 has an empty body', async (t) => {
+  const url = await listen(t, (_req, res) => {
+    res.writeHead(204);
+    res.end();
+  });
+  const response = await nodeFetch({ maxSockets: 1 })(url, { method: 'DELETE' });
+  assert.equal(response.status, 204);
+  assert.equal(await response.text(), '');
+});
+
+test('a server that stays silent fails the request with ETIMEDOUT, as a TypeError like fetch', async (t) => {
+  const url = await listen(t, () => {});
+  await assert.rejects(nodeFetch({ maxSockets: 1, timeoutMs: 200 })(url, { method: 'GET' }), (error: unknown) => {
+    assert.ok(error instanceof TypeError);
+    assert.equal((error.cause as { code?: string }).code, 'ETIMEDOUT');
+    return true;
+  });
+});

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { formatOfPath, readPlants, type ImportFormat, type InputItem } from '../../src/cli/plant-input.js';
+
+async function read(text: string | Uint8Array, format?: ImportFormat, chunkSize = 3): Promise<InputItem[]> {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
+  async function* chunks() {
+    for (let i = 0; i < bytes.length; i += chunkSize) yield bytes.subarray(i, i + chunkSize);
+  }
+  const out: InputItem[] = [];
+  for await (const item of readPlants(chunks(), format)) out.push(item);
+  return out;
+}
+
+describe('readPlants', () => {
+  test('JSON Lines: exact ids, optional tag, blank lines and CRLF skipped, line numbers kept', async () => {
+    assert.deepEqual(await read('{"id":-9223372036854775808,"name":"é"}\r\n\n{"id":9007199254740993,"name":"b","tag":"t"}'), [
+      { line: 1, plant: { id: -(2n ** 63n), name: 'é' } },
+      { line: 3, plant: { id: 2n ** 53n + 1n, name: 'b', tag: 't' } },
+    ]);
+  });
+
+  test('JSON Lines: a duplicate key is refused, as the service would', async () => {
+    assert.deepEqual(await read('{"id":1,"name":"a","name":"b"}\n'), [{ line: 1, refused: 'not JSON: duplicate key "name" at position 25.' }]);
+  });
+
+  test('CSV: a UTF-8 byte order mark and header case are ignored; an empty tag is no tag', async () => {
+    assert.deepEqual(await read('\uFEFFID,Name,Tag\n1,é,\n2,b,x\n'), [
+      { line: 2, plant: { id: 1n, name: 'é' } },
+      { line: 3, plant: { id: 2n, name: 'b', tag: 'x' } },
+    ]);
+  });
+
+  test('CSV without a tag column', async () => {
+    assert.deepEqual(await read('id,name\n007,a\n', 'csv'), [{ line: 2, plant: { id: 7n, name: 'a' } }]);
+  });
+
+  test('the format follows --format, else the first character', async () => {
+    assert.deepEqual(await read('  {"id":1,"name":"a"}'), [{ line: 1, plant: { id: 1n, name: 'a' } }]);
+    await assert.rejects(read('{"id":1,"name":"a"}', 'csv'), { name: 'UsageError', message: /^the CSV header on line 1 cannot be read/ });
+    assert.deepEqual(await read(''), []);
+  });
+
+  test('input that is not UTF-8 stops with a usage error', async () => {
+    await assert.rejects(read(new Uint8Array([0x7b, 0xc3, 0x28])), { name: 'UsageError', message: 'the input is not valid UTF-8' });
+  });
+});
+
+test('formatOfPath', () => {
+  assert.equal(formatOfPath('a/plants.CSV'), 'csv');
+  assert.equal(formatOfPath('plants.jsonl'), 'jsonl');
+  assert.equal(formatOfPath('plants.ndjson'), 'jsonl');
+  assert.equal(formatOfPath('plants.txt'), undefined);
+});

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { nextCursor } from '../../src/client/link.js';
+import { retryDelayMs } from '../../src/client/retry.js';
+
+describe('nextCursor', () => {
+  test('reads after from the rel="next" link, exactly', () => {
+    assert.equal(nextCursor('</plants?limit=2&after=9223372036854775807>; rel="next"'), 2n ** 63n - 1n);
+    assert.equal(nextCursor('</plants?limit=2&after=-5&fields=id,name,tag>; rel=next'), -5n);
+  });
+
+  test('picks next among several links and relation types', () => {
+    assert.equal(nextCursor('</plants?after=1>; rel="prev", </plants?after=9&tag=a%2Cb>; rel="last next"'), 9n);
+  });
+
+  test('no header, no next link, or a next link without a usable after: undefined', () => {
+    assert.equal(nextCursor(null), undefined);
+    assert.equal(nextCursor('</plants?after=1>; rel="prev"'), undefined);
+    assert.equal(nextCursor('</plants?limit=1>; rel="next"'), undefined);
+    assert.equal(nextCursor('</plants?after=1.5>; rel="next"'), undefined);
+  });
+});
+
+describe('retryDelayMs', () => {
+  test('seconds, an HTTP date, or a doubling pause when there is no Retry-After', () => {
+    assert.equal(retryDelayMs('2', 0), 2000);
+    assert.equal(retryDelayMs('Wed, 21 Oct 2015 07:28:10 GMT', 0, Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')), 10_000);
+    assert.equal(retryDelayMs('Wed, 21 Oct 2015 07:28:00 GMT', 0, Date.parse('Wed, 21 Oct 2015 08:00:00 GMT')), 0);
+    assert.equal(retryDelayMs(null, 0), 250);
+    assert.equal(retryDelayMs('soon', 2), 1000);
+  });
+});
