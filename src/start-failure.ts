@@ -30,14 +30,14 @@ function details(error: unknown): Detail[] {
   return chain;
 }
 
-/** The SQLSTATE of a PostgreSQL answer (pg's errors carry a severity beside the code). */
+/** The SQLSTATE of a PostgreSQL error (pg's errors carry a severity beside the code). */
 function sqlState(error: unknown): string | undefined {
-  const answer = details(error).find((detail) => detail.severity !== undefined && typeof detail.code === 'string');
-  return answer?.code as string | undefined;
+  const serverError = details(error).find((detail) => detail.severity !== undefined && typeof detail.code === 'string');
+  return serverError?.code as string | undefined;
 }
 
 /**
- * PostgreSQL answers that waiting will not change: the database does not exist (3D000), the
+ * PostgreSQL errors that waiting will not change: the database does not exist (3D000), the
  * role does not exist or may not connect (28000), the password is wrong (28P01).
  */
 export function isPermanentDatabaseFailure(error: unknown): boolean {
@@ -94,15 +94,15 @@ function postgresFailure(error: unknown, databaseUrl: string): string | undefine
   const database = decodeURIComponent(url.pathname.slice(1));
   const user = decodeURIComponent(url.username);
   const code = sqlState(error);
-  const answer = details(error).find((detail) => detail.severity !== undefined);
+  const serverError = details(error).find((detail) => detail.severity !== undefined);
   if (code === '3D000') {
     return `${server} has no database "${database}" (3D000); create it (createdb ${database}) or fix the database name in DATABASE_URL`;
   }
   if (code === '28P01') return `${server} refused the password of user "${user}" (28P01); fix the password in DATABASE_URL`;
   if (code !== undefined && code.startsWith('28')) {
-    return `${server} refused user "${user}" (${code}: ${answer?.message}); fix the user in DATABASE_URL, or create the role or allow it in pg_hba.conf`;
+    return `${server} refused user "${user}" (${code}: ${serverError?.message}); fix the user in DATABASE_URL, or create the role or allow it in pg_hba.conf`;
   }
-  if (code !== undefined) return `${server} failed (${code}: ${answer?.message})`;
+  if (code !== undefined) return `${server} failed (${code}: ${serverError?.message})`;
   const [, cause] = details(error);
   if (cause === undefined) return undefined;
   const reason = typeof cause.code === 'string' ? cause.code : cause.message;
