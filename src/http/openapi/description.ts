@@ -76,6 +76,8 @@ absent one (404 on DELETE, absent from GET). All tokens of one user share that u
 
 - Every response carries \`X-Request-Id\`: the client's own value when it matches \`^[A-Za-z0-9._:-]{1,128}$\`,
   otherwise a fresh id.
+- Every response carries \`X-Content-Type-Options: nosniff\` and \`Cache-Control: no-store\`, except the files of this
+  page under \`/docs/\`, which may be cached for an hour.
 - Every path that answers GET also answers HEAD (same status and headers, no body), and every known path answers
   OPTIONS with 204 and \`Allow\`. CORS headers are sent only to origins listed in the \`CORS_ORIGINS\` setting.
 - A path that does not exist answers 404 and a method that a path does not list answers 405 (see
