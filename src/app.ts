@@ -16,13 +16,14 @@ import type { ResponseBatcher } from './http/response-batcher.js';
 import { sendError, startResponse, toApiError } from './http/respond.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { Router, type Match } from './http/router.js';
+import { StreamAdmission } from './http/stream-admission.js';
 import type { Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import type { Store } from './store/store.js';
 import { andThen, type MaybePromise } from './util/maybe-promise.js';
 
 export interface AppParts {
-  settings: Pick<Settings, 'bodyLimit' | 'corsOrigins' | 'rateLimit'>;
+  settings: Pick<Settings, 'bodyLimit' | 'corsOrigins' | 'rateLimit' | 'streamsPerOwner' | 'streamsPerProcess' | 'streamDeadlineMs'>;
   store: Store;
   authenticator: Authenticator;
   logger: Logger;
@@ -50,7 +51,9 @@ export function buildApp(parts: AppParts): RequestListener {
   const corsOrigins = new Set(parts.settings.corsOrigins);
   const rateLimiter = parts.settings.rateLimit === undefined ? undefined : new RateLimiter(parts.settings.rateLimit);
   const router = new Router();
-  const plants = plantRoutes(store, parts.settings.bodyLimit);
+  const { settings } = parts;
+  const admission = new StreamAdmission({ perOwner: settings.streamsPerOwner, perProcess: settings.streamsPerProcess });
+  const plants = plantRoutes(store, settings.bodyLimit, { admission, deadlineMs: settings.streamDeadlineMs });
   router.add('/plants', plants.collection);
   router.add('/plants/{id}', plants.item);
   for (const [template, operations] of Object.entries(opsRoutes(store, metrics, parts.settings.bodyLimit))) router.add(template, operations);

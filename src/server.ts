@@ -62,6 +62,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     registry: metrics.registry,
     onConnectionError: (err) => logger.warn({ err }, 'a database connection broke; the next query reconnects'),
     onWriteBatch: (size, seconds) => metrics.observeWriteBatch(size, seconds),
+    streamConnections: settings.streamsPerProcess,
   });
 
   const responses = settings.responseBatching ? new ResponseBatcher(endOfTurn) : undefined;
