@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import { issueToken } from './auth/api-tokens.js';
 import { buildAuthenticator } from './auth/build-authenticator.js';
 import { Metrics } from './http/metrics.js';
+import { createRateLimiter } from './http/rate-limit.js';
 import { ResponseBatcher } from './http/response-batcher.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
@@ -66,7 +67,12 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   });
 
   const responses = settings.responseBatching ? new ResponseBatcher(endOfTurn) : undefined;
-  const app = buildApp({ settings, store, authenticator: buildAuthenticator(settings, store, logger), logger, metrics, responses });
+  const rateLimiter =
+    settings.rateLimit === undefined
+      ? undefined
+      : createRateLimiter({ limit: settings.rateLimit, redisUrl: settings.redisUrl, redisKeyPrefix: settings.redisKeyPrefix, logger });
+  const authenticator = buildAuthenticator(settings, store, logger);
+  const app = buildApp({ settings, store, authenticator, logger, metrics, responses, rateLimiter });
   const server = createServer(
     {
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -89,6 +95,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
   } catch (error) {
     server.close();
+    await rateLimiter?.close();
     await store.close();
     throw error;
   }
@@ -106,6 +113,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
       await drained;
       clearTimeout(force);
+      await rateLimiter?.close();
       await store.close();
       logger.info('plantstore stopped');
       logger.flush();

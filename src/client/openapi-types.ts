@@ -322,7 +322,7 @@ export interface components {
                 };
             };
         };
-        /** @description The database, or the identity provider holding an uncached JWT key, cannot answer now. A write may or may not have been applied (a failure can come after the commit); retrying is safe: a retried create answers 200 or 409 as usual, a retried delete may answer 404. */
+        /** @description The database, or the identity provider holding an uncached JWT key, cannot answer now. A write may or may not have been applied (a failure can come after the commit); retrying is safe: a retried create answers 200 or 409 as usual, a retried delete may answer 404. On GET /plants without `limit`, also: the server is streaming as many lists as it allows (STREAMS_PER_PROCESS, or its share of the PostgreSQL pool). */
         Unavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -336,11 +336,13 @@ export interface components {
                 };
             };
         };
-        /** @description Only when the RATE_LIMIT setting is on (it is off by default): this owner used up its requests for now. Counted per owner and per instance, after authentication. */
+        /** @description This owner used up its requests for now: only when the RATE_LIMIT setting is on (it is off by default); counted per owner after authentication, for the whole service with REDIS_URL, else per process. Or, on GET /plants without `limit`: this owner already has as many streamed lists open as STREAMS_PER_OWNER allows (default 4). */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -401,6 +403,10 @@ export interface components {
         Allow: string;
         /** @description Seconds to wait before retrying; the service recovers by itself when its database is back. */
         "Retry-After": string;
+        /** @description Only when the RATE_LIMIT setting is on: the quota policy, as draft-ietf-httpapi-ratelimit-headers defines it. `"owner";q=<requests>;w=<window in seconds>`: each owner may make q requests per fixed window of w seconds. Sent on every answer of an operation that needs a token, once the token is accepted. */
+        "RateLimit-Policy": string;
+        /** @description Only when the RATE_LIMIT setting is on: what is left of the quota after this request, as draft-ietf-httpapi-ratelimit-headers defines it. `"owner";r=<requests left>;t=<seconds until the window ends and the quota is whole again>`. Counted for the whole service when the server uses Redis (REDIS_URL), else per process. */
+        RateLimit: string;
     };
     pathItems: never;
 }
@@ -432,6 +438,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -480,6 +488,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Location: components["headers"]["Location"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -555,6 +565,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -613,6 +625,8 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;

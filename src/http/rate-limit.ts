@@ -1,51 +1,118 @@
 /**
- * Optional per-owner rate limiting (RATE_LIMIT, off by default): a token bucket per owner in
- * this process. With N instances the whole service allows N times the rate; a global limit
- * belongs in the load balancer or gateway.
+ * Optional per-owner rate limiting (RATE_LIMIT, off by default), counted by rate-limiter-flexible
+ * in fixed windows. With REDIS_URL the counters live in Redis, so the limit holds for the whole
+ * service, across --workers and instances. When Redis cannot answer, each process counts on its
+ * own (the library's insurance limiter) until Redis is back: the service keeps serving, and says
+ * so once. Without REDIS_URL each process counts on its own.
  */
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Logger } from '../logger.js';
 import type { RateLimit } from '../settings.js';
 
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
+/** A command to a Redis that went silent gives up after this, and the process counts on its own. */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+const REDIS_CONNECT_TIMEOUT_MS = 1_000;
+const REDIS_RECONNECT_MAX_MS = 2_000;
+/** The policy's name in the RateLimit and RateLimit-Policy headers. */
+const POLICY = '"owner"';
+
+/** What one request took from its owner's quota. */
+export interface RateDecision {
+  allowed: boolean;
+  /** Requests left in this window after this one. */
+  remaining: number;
+  /** Seconds until the window ends and the quota is whole again. */
+  resetSeconds: number;
 }
 
-const PRUNE_ABOVE = 10_000;
+export interface OwnerRateLimiter {
+  /** The RateLimit-Policy header value (draft-ietf-httpapi-ratelimit-headers): `"owner";q=100;w=60`. */
+  readonly policyHeader: string;
+  consume(owner: string): Promise<RateDecision>;
+  close(): Promise<void>;
+}
 
-export class RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
-  private readonly refillPerMs: number;
+/** The RateLimit header value for a decision: `"owner";r=37;t=12`. */
+export function rateLimitHeader(decision: RateDecision): string {
+  return `${POLICY};r=${decision.remaining};t=${decision.resetSeconds}`;
+}
 
+function decisionOf(result: RateLimiterRes, allowed: boolean): RateDecision {
+  return { allowed, remaining: Math.max(0, result.remainingPoints), resetSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)) };
+}
+
+/** The per-process counter Redis falls back to; tells `onUse` whenever it counts. */
+class FallbackCounter extends RateLimiterMemory {
   constructor(
-    private readonly limit: RateLimit,
-    private readonly now: () => number = Date.now,
+    options: ConstructorParameters<typeof RateLimiterMemory>[0],
+    private readonly onUse: () => void,
   ) {
-    this.refillPerMs = limit.requests / limit.windowMs;
+    super(options);
   }
 
-  /** Takes one request from the owner's bucket: 0 when allowed, else seconds until one is. */
-  take(owner: string): number {
-    const now = this.now();
-    let bucket = this.buckets.get(owner);
-    if (bucket === undefined) {
-      if (this.buckets.size >= PRUNE_ABOVE) this.prune(now);
-      bucket = { tokens: this.limit.requests, updatedAt: now };
-      this.buckets.set(owner, bucket);
-    } else {
-      bucket.tokens = Math.min(this.limit.requests, bucket.tokens + (now - bucket.updatedAt) * this.refillPerMs);
-      bucket.updatedAt = now;
-    }
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000));
+  override consume(...args: Parameters<RateLimiterMemory['consume']>): Promise<RateLimiterRes> {
+    this.onUse();
+    return super.consume(...args);
   }
+}
 
-  /** Forgets owners whose bucket has refilled: they would start full anyway. */
-  private prune(now: number): void {
-    for (const [owner, bucket] of this.buckets) {
-      if (bucket.tokens + (now - bucket.updatedAt) * this.refillPerMs >= this.limit.requests) this.buckets.delete(owner);
-    }
+export interface RateLimiterOptions {
+  limit: RateLimit;
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  logger: Logger;
+}
+
+export function createRateLimiter(options: RateLimiterOptions): OwnerRateLimiter {
+  const { limit, logger } = options;
+  const windowSeconds = limit.windowMs / 1000;
+  const counting = { points: limit.requests, duration: windowSeconds, keyPrefix: options.redisKeyPrefix };
+  let limiter: RateLimiterAbstract;
+  let close = async () => undefined;
+  if (options.redisUrl === undefined) {
+    limiter = new RateLimiterMemory(counting);
+  } else {
+    const redis = new Redis(options.redisUrl, {
+      // Commands fail at once while disconnected, so requests never queue behind a lost Redis.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+      retryStrategy: (attempt) => Math.min(attempt * 200, REDIS_RECONNECT_MAX_MS),
+    });
+    // 'starting' until Redis first answers or fails: counting locally meanwhile is not worth a warning.
+    let state: 'starting' | 'redis' | 'local' = 'starting';
+    const goLocal = (reason: string, always: boolean) => {
+      if (state === 'local' || (state === 'starting' && !always)) return;
+      state = 'local';
+      logger.warn({ reason }, 'Redis does not answer: RATE_LIMIT is counted per process until it is back');
+    };
+    redis.on('error', (error: Error) => goLocal(error.message, true));
+    redis.on('ready', () => {
+      if (state === 'local') logger.info('Redis answers again: RATE_LIMIT is counted in Redis');
+      state = 'redis';
+    });
+    limiter = new RateLimiterRedis({
+      ...counting,
+      storeClient: redis,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: new FallbackCounter(counting, () => goLocal('a command failed or timed out', false)),
+    });
+    close = async () => {
+      redis.disconnect();
+    };
   }
+  return {
+    policyHeader: `${POLICY};q=${limit.requests};w=${windowSeconds}`,
+    async consume(owner) {
+      try {
+        return decisionOf(await limiter.consume(owner), true);
+      } catch (error) {
+        if (error instanceof RateLimiterRes) return decisionOf(error, false);
+        throw error;
+      }
+    },
+    close,
+  };
 }

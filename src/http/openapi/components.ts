@@ -47,7 +47,25 @@ export const headers: Record<string, HeaderObject> = {
     required: true,
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
+  'RateLimit-Policy': {
+    description:
+      'Only when the RATE_LIMIT setting is on: the quota policy, as draft-ietf-httpapi-ratelimit-headers defines it. ' +
+      '`"owner";q=<requests>;w=<window in seconds>`: each owner may make q requests per fixed window of w seconds. ' +
+      'Sent on every answer of an operation that needs a token, once the token is accepted.',
+    schema: { type: 'string', pattern: '^"owner";q=[0-9]+;w=[0-9]+$', examples: ['"owner";q=100;w=60'] },
+  },
+  RateLimit: {
+    description:
+      'Only when the RATE_LIMIT setting is on: what is left of the quota after this request, as ' +
+      'draft-ietf-httpapi-ratelimit-headers defines it. `"owner";r=<requests left>;t=<seconds until the window ' +
+      'ends and the quota is whole again>`. Counted for the whole service when the server uses Redis (REDIS_URL), ' +
+      'else per process.',
+    schema: { type: 'string', pattern: '^"owner";r=[0-9]+;t=[0-9]+$', examples: ['"owner";r=37;t=12'] },
+  },
 };
+
+/** The headers an operation that needs a token may carry when RATE_LIMIT is on. */
+export const RATE_LIMIT_HEADERS = ['RateLimit', 'RateLimit-Policy'] as const;
 
 /** A `$ref` to a component by kind and name. */
 export function ref(kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string): Reference {
@@ -152,14 +170,18 @@ export const responses: Record<string, ResponseObject> = {
     503,
     'The database, or the identity provider holding an uncached JWT key, cannot answer now. A write may or may not ' +
       'have been applied (a failure can come after the commit); retrying is safe: a retried create answers 200 or ' +
-      '409 as usual, a retried delete may answer 404.',
+      '409 as usual, a retried delete may answer 404. On GET /plants without `limit`, also: the server is streaming ' +
+      'as many lists as it allows (STREAMS_PER_PROCESS, or its share of the PostgreSQL pool).',
     'Retry-After',
   ),
   TooManyRequests: errorResponse(
     429,
-    'Only when the RATE_LIMIT setting is on (it is off by default): this owner used up its requests for now. ' +
-      'Counted per owner and per instance, after authentication.',
+    'This owner used up its requests for now: only when the RATE_LIMIT setting is on (it is off by default); ' +
+      'counted per owner after authentication, for the whole service with REDIS_URL, else per process. Or, on ' +
+      'GET /plants without `limit`: this owner already has as many streamed lists open as STREAMS_PER_OWNER allows ' +
+      '(default 4).',
     'Retry-After',
+    ...RATE_LIMIT_HEADERS,
   ),
   InternalError: errorResponse(500, 'An unexpected failure; the message is generic and the details are logged with the request id.'),
   Preflight: {

@@ -1,6 +1,6 @@
 /** The /plants operations as the routes in http/plants-routes.ts perform them. */
 import { READ, WRITE } from '../../auth/principal.js';
-import { errorResponse, ref, withRequestId } from './components.js';
+import { RATE_LIMIT_HEADERS, errorResponse, ref, withRequestId } from './components.js';
 import type { OperationObject, PathItemObject, ResponseObject } from './types.js';
 
 const TAGS = ['plants'];
@@ -50,7 +50,7 @@ function createPlant(bodyLimit: BodyLimitNote): OperationObject {
     responses: {
       200: {
         description: 'Created, or an identical retry of an earlier create: the plant as stored.',
-        headers: withRequestId('Location'),
+        headers: withRequestId('Location', ...RATE_LIMIT_HEADERS),
         content: { 'application/json': { schema: ref('schemas', 'Plant') } },
       },
       400: errorResponse(
@@ -85,7 +85,7 @@ const listPlants: OperationObject = {
   responses: {
     200: {
       description: 'The plants, in id order.',
-      headers: withRequestId('Link'),
+      headers: withRequestId('Link', ...RATE_LIMIT_HEADERS),
       content: { 'application/json': { schema: { type: 'array', items: PLANT_VIEW } } },
     },
     400: errorResponse(400, '`limit`, `after`, `tag` or `fields` is malformed, out of range, empty or repeated, or the query has another parameter.'),
@@ -105,7 +105,7 @@ const getPlant: OperationObject = {
   responses: {
     200: {
       description: 'The plant.',
-      headers: withRequestId(),
+      headers: withRequestId(...RATE_LIMIT_HEADERS),
       content: { 'application/json': { schema: PLANT_VIEW } },
     },
     400: errorResponse(400, 'The id is not a decimal int64, or `fields` is malformed, or the query has another parameter.'),
@@ -125,7 +125,7 @@ const deletePlant: OperationObject = {
   security: bearer(WRITE),
   parameters: [ref('parameters', 'id'), REQUEST_ID],
   responses: {
-    204: { description: 'Deleted; no body.', headers: withRequestId() },
+    204: { description: 'Deleted; no body.', headers: withRequestId(...RATE_LIMIT_HEADERS) },
     400: errorResponse(400, 'The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/).'),
     ...common,
     404: errorResponse(404, 'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.'),
