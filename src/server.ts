@@ -84,6 +84,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     app,
   );
   try {
+    await rateLimiter?.started;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(settings.port, settings.host, () => {

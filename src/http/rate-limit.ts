@@ -29,6 +29,8 @@ export interface RateDecision {
 export interface OwnerRateLimiter {
   /** The RateLimit-Policy header value (draft-ietf-httpapi-ratelimit-headers): `"owner";q=100;w=60`. */
   readonly policyHeader: string;
+  /** Resolves once Redis first answered or failed (at most a connect timeout), so the first requests count where the rest do. */
+  readonly started: Promise<void>;
   consume(owner: string): Promise<RateDecision>;
   close(): Promise<void>;
 }
@@ -70,6 +72,7 @@ export function createRateLimiter(options: RateLimiterOptions): OwnerRateLimiter
   const counting = { points: limit.requests, duration: windowSeconds, keyPrefix: options.redisKeyPrefix };
   let limiter: RateLimiterAbstract;
   let close = async () => undefined;
+  let started = Promise.resolve();
   if (options.redisUrl === undefined) {
     limiter = new RateLimiterMemory(counting);
   } else {
@@ -99,12 +102,24 @@ export function createRateLimiter(options: RateLimiterOptions): OwnerRateLimiter
       rejectIfRedisNotReady: true,
       insuranceLimiter: new FallbackCounter(counting, () => goLocal('a command failed or timed out', false)),
     });
+    started = new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        redis.off('ready', done);
+        redis.off('error', done);
+        resolve();
+      };
+      const timer = setTimeout(done, REDIS_CONNECT_TIMEOUT_MS);
+      redis.on('ready', done);
+      redis.on('error', done);
+    });
     close = async () => {
       redis.disconnect();
     };
   }
   return {
     policyHeader: `${POLICY};q=${limit.requests};w=${windowSeconds}`,
+    started,
     async consume(owner) {
       try {
         return decisionOf(await limiter.consume(owner), true);
