@@ -14,6 +14,8 @@ import type { RateLimit } from '../settings.js';
 const REDIS_COMMAND_TIMEOUT_MS = 250;
 const REDIS_CONNECT_TIMEOUT_MS = 1_000;
 const REDIS_RECONNECT_MAX_MS = 2_000;
+/** After Redis failed a request, the next ones count locally for this long before Redis is tried again. */
+const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;
 /** The policy's name in the RateLimit and RateLimit-Policy headers. */
 const POLICY = '"owner"';
 
@@ -66,68 +68,86 @@ export interface RateLimiterOptions {
   logger: Logger;
 }
 
+interface Counter {
+  /** The limiter to count this request with. */
+  pick(): RateLimiterAbstract;
+  started: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Counts in Redis, falling back to `fallback` (this process) while Redis does not answer. After a
+ * fallback, requests skip Redis for a moment, so that a Redis gone silent (which ioredis still
+ * takes for connected) costs one request a command timeout now and then, not every request.
+ */
+function redisCounter(url: string, counting: { points: number; duration: number; keyPrefix: string }, logger: Logger): Counter {
+  const redis = new Redis(url, {
+    // Commands fail at once while disconnected, so requests never queue behind a lost Redis.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    retryStrategy: (attempt) => Math.min(attempt * 200, REDIS_RECONNECT_MAX_MS),
+  });
+  // 'starting' until Redis first answers or fails: counting locally meanwhile is not worth a warning.
+  let state: 'starting' | 'redis' | 'local' = 'starting';
+  let skipRedisUntil = 0;
+  const goLocal = (reason: string, always: boolean) => {
+    skipRedisUntil = Date.now() + REDIS_RETRY_AFTER_FAILURE_MS;
+    if (state === 'local' || (state === 'starting' && !always)) return;
+    state = 'local';
+    logger.warn({ reason }, 'Redis does not answer: RATE_LIMIT is counted per process until it is back');
+  };
+  redis.on('error', (error: Error) => goLocal(error.message, true));
+  redis.on('ready', () => {
+    if (state === 'local') logger.info('Redis answers again: RATE_LIMIT is counted in Redis');
+    state = 'redis';
+    skipRedisUntil = 0;
+  });
+  const fallback = new FallbackCounter(counting, () => goLocal('a command failed or timed out', false));
+  const inRedis = new RateLimiterRedis({ ...counting, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: fallback });
+  const started = new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      redis.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, REDIS_CONNECT_TIMEOUT_MS);
+    redis.on('ready', done);
+    redis.on('error', done);
+  });
+  return {
+    pick: () => (Date.now() < skipRedisUntil ? fallback : inRedis),
+    started,
+    close: async () => {
+      redis.disconnect();
+    },
+  };
+}
+
 export function createRateLimiter(options: RateLimiterOptions): OwnerRateLimiter {
-  const { limit, logger } = options;
+  const { limit } = options;
   const windowSeconds = limit.windowMs / 1000;
   const counting = { points: limit.requests, duration: windowSeconds, keyPrefix: options.redisKeyPrefix };
-  let limiter: RateLimiterAbstract;
-  let close = async () => undefined;
-  let started = Promise.resolve();
+  let counter: Counter;
   if (options.redisUrl === undefined) {
-    limiter = new RateLimiterMemory(counting);
+    const local = new RateLimiterMemory(counting);
+    counter = { pick: () => local, started: Promise.resolve(), close: async () => undefined };
   } else {
-    const redis = new Redis(options.redisUrl, {
-      // Commands fail at once while disconnected, so requests never queue behind a lost Redis.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
-      retryStrategy: (attempt) => Math.min(attempt * 200, REDIS_RECONNECT_MAX_MS),
-    });
-    // 'starting' until Redis first answers or fails: counting locally meanwhile is not worth a warning.
-    let state: 'starting' | 'redis' | 'local' = 'starting';
-    const goLocal = (reason: string, always: boolean) => {
-      if (state === 'local' || (state === 'starting' && !always)) return;
-      state = 'local';
-      logger.warn({ reason }, 'Redis does not answer: RATE_LIMIT is counted per process until it is back');
-    };
-    redis.on('error', (error: Error) => goLocal(error.message, true));
-    redis.on('ready', () => {
-      if (state === 'local') logger.info('Redis answers again: RATE_LIMIT is counted in Redis');
-      state = 'redis';
-    });
-    limiter = new RateLimiterRedis({
-      ...counting,
-      storeClient: redis,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: new FallbackCounter(counting, () => goLocal('a command failed or timed out', false)),
-    });
-    started = new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        redis.off('ready', done);
-        redis.off('error', done);
-        resolve();
-      };
-      const timer = setTimeout(done, REDIS_CONNECT_TIMEOUT_MS);
-      redis.on('ready', done);
-      redis.on('error', done);
-    });
-    close = async () => {
-      redis.disconnect();
-    };
+    counter = redisCounter(options.redisUrl, counting, options.logger);
   }
   return {
     policyHeader: `${POLICY};q=${limit.requests};w=${windowSeconds}`,
-    started,
+    started: counter.started,
     async consume(owner) {
       try {
-        return decisionOf(await limiter.consume(owner), true);
+        return decisionOf(await counter.pick().consume(owner), true);
       } catch (error) {
         if (error instanceof RateLimiterRes) return decisionOf(error, false);
         throw error;
       }
     },
-    close,
+    close: () => counter.close(),
   };
 }

@@ -154,4 +154,29 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     assert.equal(remaining(await get()), 5, "Redis's count goes on where it was");
     assert.equal(warnings(instance, FALLBACK_WARNING), 1);
   });
+
+  test('a Redis gone silent slows no more than a request now and then', async (t) => {
+    const target = new URL(redisUrl as string);
+    const proxy = await startTcpProxy(t, { host: target.hostname, port: Number(target.port || '6379') });
+    const throughProxy = new URL(redisUrl as string);
+    throughProxy.hostname = '127.0.0.1';
+    throughProxy.port = String(proxy.port);
+    const { databaseUrl, token } = await databaseWithToken(t);
+    const instance = await startServerProcess(t, serverEnv(databaseUrl, '100/1h', throughProxy.toString()));
+    const get = async () => {
+      const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
+      await response.arrayBuffer();
+      return response.status;
+    };
+    assert.equal(await get(), 200);
+    proxy.setMode('blackhole'); // Redis's connection stays open, and nothing comes back
+    const started = performance.now();
+    const statuses = [];
+    for (let i = 0; i < 10; i++) statuses.push(await get());
+    const ms = performance.now() - started;
+    assert.deepEqual(statuses, Array<number>(10).fill(200));
+    assert.ok(ms < 1_500, `10 requests took ${Math.round(ms)} ms: each waited for Redis`);
+    await until(() => warnings(instance, FALLBACK_WARNING) > 0, 'the warning');
+    assert.equal(warnings(instance, FALLBACK_WARNING), 1);
+  });
 });
