@@ -40,7 +40,7 @@ absent one (404 on DELETE, absent from GET). All tokens of one user share that u
 - Rate limiting is off unless the RATE_LIMIT setting is on; then an owner over its rate gets 429 with \`Retry-After\`
   (checked right after authentication, before the body), and every answer past authentication carries
   \`RateLimit-Policy\` and \`RateLimit\` (draft-ietf-httpapi-ratelimit-headers).
-- GET /plants without \`limit\` streams: one owner may have STREAMS_PER_OWNER streams open at once (default 4, then
+- GET /plants without \`limit\` (or with one over 1000) streams: one owner may have STREAMS_PER_OWNER streams open at once (default 4, then
   429), a server STREAMS_PER_PROCESS (default 32, then 503), both with \`Retry-After\`; a stream still running after
   STREAM_DEADLINE (default 5 minutes), or whose client reads nothing for 30 s, is cut off. Page with \`limit\` to avoid both.
 
