@@ -17,6 +17,8 @@ export interface SoakResult {
   check: ModelCheck;
   rss: Growth;
   fds: Growth;
+  /** The main thread's JavaScript heap in use, by the same rule: shown, not failed on. */
+  heap: Growth;
   samples: SoakSample[];
   /** Set when the server exited during the run or the final listing failed. */
   broken?: string;
@@ -37,14 +39,17 @@ export function failures(r: SoakResult): string[] {
 }
 
 export function samplesCsv(samples: readonly SoakSample[]): string {
-  return ['t_s,rss_mib,open_fds,requests_per_s', ...samples.map((s) => `${s.t.toFixed(1)},${s.rssMb.toFixed(2)},${s.fds},${s.rps.toFixed(0)}`)].join('\n') + '\n';
+  const mb = (v: number) => (Number.isNaN(v) ? '' : v.toFixed(2));
+  const rows = samples.map((s) => `${s.t.toFixed(1)},${s.rssMb.toFixed(2)},${s.fds},${s.rps.toFixed(0)},${mb(s.heapUsedMb)},${mb(s.heapTotalMb)}`);
+  return ['t_s,rss_mib,open_fds,requests_per_s,js_heap_used_mib,js_heap_total_mib', ...rows].join('\n') + '\n';
 }
 
-function growthRow(name: string, g: Growth, unit: string, digits: number): string {
+/** A row of the growth table; `failsRun` false for a figure that is shown only. */
+function growthRow(name: string, g: Growth, unit: string, digits: number, failsRun = true): string {
   const n = (v: number) => (Number.isNaN(v) ? '–' : v.toFixed(digits));
-  const verdict = !g.judged ? 'not judged (run too short)' : g.ok ? 'flat' : '**growing**';
+  const verdict = !failsRun ? 'shown only' : !g.judged ? 'not judged (run too short)' : g.ok ? 'flat' : '**growing**';
   const u = unit === '' ? '' : ` ${unit}`;
-  return `| ${name} | ${n(g.thirdQuarterMin)}${u} | ${n(g.lastQuarterMin)}${u} | ${n(g.growth)}${u} | ${g.limit}${u} | ${verdict} |`;
+  return `| ${name} | ${n(g.thirdQuarterMin)}${u} | ${n(g.lastQuarterMin)}${u} | ${n(g.growth)}${u} | ${failsRun ? `${g.limit}${u}` : '–'} | ${verdict} |`;
 }
 
 const sample = (list: readonly string[]) => (list.length === 0 ? 'none' : `${list.slice(0, 5).join(', ')}${list.length > 5 ? ', …' : ''}`);
@@ -65,7 +70,8 @@ export function soakReport(r: SoakResult, svgFile: string, csvFile: string): str
     'request mix (bench/many-mix.ts: of every 20 requests 16 GET /plants?limit=10&after=<a seeded id>, 3 POST, 1 DELETE',
     'of a plant the soak created), every request from a random owner. Every second the server\'s RSS (VmRSS) and open',
     'file descriptors are read from /proc. Every 200 to a POST and 204 to a DELETE goes into a model; at the end every',
-    "owner's plants are listed (GET /plants?fields=id) and compared with it.",
+    "owner's plants are listed (GET /plants?fields=id) and compared with it. The main thread's JavaScript heap (from",
+    '/metrics) is sampled beside RSS, to tell a growing heap from growing native memory; the CSV has both.',
     '',
     'It fails on: any 5xx or request without an answer; a status the mix never expects; an acknowledged create not',
     'listed, an acknowledged delete listed again, or a DELETE answered 404 after its create was answered 200; a listed',
@@ -100,6 +106,7 @@ export function soakReport(r: SoakResult, svgFile: string, csvFile: string): str
     '|---|---:|---:|---:|---:|---|',
     growthRow('RSS', r.rss, 'MiB', 1),
     growthRow('open fds', r.fds, '', 0),
+    growthRow('JS heap in use, main thread', r.heap, 'MiB', 1, false),
     '',
     `RSS first sample ${rssValues[0]?.toFixed(1) ?? '–'} MiB, peak ${rssValues.length === 0 ? '–' : Math.max(...rssValues).toFixed(1)} MiB; open fds ${fdValues.length === 0 ? '–' : `${Math.min(...fdValues)}–${Math.max(...fdValues)}`}.`,
     '',

@@ -58,7 +58,7 @@ const driver = new SoakDriver(server.origin, new ManyMix(seeded.many, 0), seeded
 
 say(`soak: ${opts.seconds} s of the many mix over ${opts.connections} connections against ${server.origin} (pid ${server.pid})`);
 const startedAt = new Date();
-const sampler = startSampler(server.pid, () => driver.takeAnswered());
+const sampler = startSampler(server.pid, server.origin, () => driver.takeAnswered());
 const progress = setInterval(() => {
   const last = sampler.samples.at(-1);
   if (last !== undefined) say(`soak: ${last.t.toFixed(0)} s  ${last.rps.toFixed(0)} req/s  RSS ${last.rssMb.toFixed(1)} MiB  fds ${last.fds}  5xx ${driver.counts.serverErrors}`);
@@ -81,7 +81,7 @@ try {
 server.child.off('exit', exitedEarly);
 await server.stop();
 
-const samples = sampler.samples;
+const samples = sampler.samples.sort((a, b) => a.t - b.t);
 const result = {
   startedAt,
   seconds: opts.seconds,
@@ -94,6 +94,7 @@ const result = {
   check: model.check(listed),
   rss: growthAfterWarmUp(samples.map((s) => ({ t: s.t, value: s.rssMb })), opts.seconds, RSS_LIMIT_MB),
   fds: growthAfterWarmUp(samples.map((s) => ({ t: s.t, value: s.fds })), opts.seconds, FD_LIMIT),
+  heap: growthAfterWarmUp(samples.filter((s) => !Number.isNaN(s.heapUsedMb)).map((s) => ({ t: s.t, value: s.heapUsedMb })), opts.seconds, RSS_LIMIT_MB),
   samples,
   ...(broken === undefined ? {} : { broken }),
 };

@@ -45,11 +45,12 @@ describe('npm run soak', () => {
     assert.match(md, /!\[[^\]]*\]\(soak\.svg\)/);
 
     const csv = readFileSync(report.replace(/\.md$/, '.csv'), 'utf8').trim().split('\n');
-    assert.equal(csv[0], 't_s,rss_mib,open_fds,requests_per_s');
+    assert.equal(csv[0], 't_s,rss_mib,open_fds,requests_per_s,js_heap_used_mib,js_heap_total_mib');
     assert.ok(csv.length >= 4, `samples: ${csv.length - 1}`);
     for (const row of csv.slice(1)) {
-      const [, rss, fds, rps] = row.split(',').map(Number);
+      const [, rss, fds, rps, heapUsed, heapTotal] = row.split(',').map(Number);
       assert.ok((rss as number) > 10 && (fds as number) > 3 && (rps as number) >= 0, row);
+      assert.ok((heapUsed as number) > 1 && (heapUsed as number) <= (heapTotal as number) && (heapTotal as number) < (rss as number), row);
     }
     const svg = readFileSync(report.replace(/\.md$/, '.svg'), 'utf8');
     assert.match(svg, /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
