@@ -10,6 +10,7 @@ const TOKEN = `pst_${'a'.repeat(43)}`;
 
 /** Answers lookups at once, as the SQLite store does. */
 class MemoryTokens implements TokenStore {
+  checksTokensWithPlants = false;
   readonly records = new Map<string, TokenRecord>();
   readonly lookups: string[] = [];
 

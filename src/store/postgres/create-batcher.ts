@@ -4,7 +4,7 @@
  * burst of creates does not queue for the pool one fsync at a time. A lone create goes at once.
  */
 import type { StoredPlant } from '../../plants/plant.js';
-import type { CreateResult } from '../store.js';
+import type { CreateResult, TokenCheck } from '../store.js';
 
 /** Rows in one INSERT: big enough for a burst, small enough to stay well inside the statement timeout. */
 const MAX_BATCH = 500;
@@ -12,6 +12,8 @@ const MAX_BATCH = 500;
 export interface PendingCreate {
   owner: string;
   plant: StoredPlant;
+  /** Checked with the insert: a revoked token creates nothing and gets the 401. */
+  token: TokenCheck | undefined;
   resolve(result: CreateResult): void;
   reject(error: unknown): void;
 }
@@ -23,9 +25,9 @@ export class CreateBatcher {
   /** `write` settles every item of the batch itself and never throws. */
   constructor(private readonly write: (batch: PendingCreate[]) => Promise<void>) {}
 
-  create(owner: string, plant: StoredPlant): Promise<CreateResult> {
+  create(owner: string, plant: StoredPlant, token: TokenCheck | undefined): Promise<CreateResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ owner, plant, resolve, reject });
+      this.queue.push({ owner, plant, token, resolve, reject });
       if (!this.writing) void this.drain();
     });
   }

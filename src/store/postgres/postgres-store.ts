@@ -5,7 +5,8 @@
  */
 import type pg from 'pg';
 import type { StoredPlant } from '../../plants/plant.js';
-import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Store, TokenRecord } from '../store.js';
+import { errors } from '../../errors.js';
+import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Store, TokenCheck, TokenRecord } from '../store.js';
 import { migrate } from './migrations.js';
 import { CreateBatcher } from './create-batcher.js';
 import { writeCreates } from './create-plants.js';
@@ -17,11 +18,21 @@ import { toTokenRecord, type TokenRow } from '../token-row.js';
 import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
 
+/** A plant row of a statement that checks a token: all NULL when the token is valid but no plant matched. */
+type OptionalPlantRow = { [K in keyof PlantRow]: PlantRow[K] | null };
+
+/** The rows of a statement; with a token check, no row at all means the token is not valid. */
+function validRows<Row extends pg.QueryResultRow>(result: pg.QueryResult<Row>, token: TokenCheck | undefined): Row[] {
+  if (token !== undefined && result.rows.length === 0) throw errors.invalidToken();
+  return result.rows;
+}
+
 /** pg_advisory_xact_lock key that serialises first-token creation: the ASCII of "plnttokn". */
 const FIRST_TOKEN_LOCK = '8100971276181400430';
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
+  readonly checksTokensWithPlants = true;
   private readonly pool: pg.Pool;
   private readonly maxConnections: number;
   private readonly creates: CreateBatcher;
@@ -45,32 +56,34 @@ export class PostgresStore implements Store {
     return mapPgErrors(() => migrate(this.pool));
   }
 
-  createPlant(owner: string, plant: StoredPlant): Promise<CreateResult> {
-    return this.creates.create(owner, plant);
+  createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): Promise<CreateResult> {
+    return this.creates.create(owner, plant, token);
   }
 
-  async getPlant(owner: string, id: bigint): Promise<StoredPlant | undefined> {
-    const result = await this.query<PlantRow>(sql.plant(owner, id));
-    const row = result.rows[0];
-    return row === undefined ? undefined : toStoredPlant(row);
+  async getPlant(owner: string, id: bigint, token?: TokenCheck): Promise<StoredPlant | undefined> {
+    const statement = token === undefined ? sql.plant(owner, id) : sql.checkedPlant(token.digest, owner, id);
+    const row = validRows(await this.query<OptionalPlantRow>(statement), token)[0];
+    return row === undefined || row.id === null ? undefined : toStoredPlant(row as PlantRow);
   }
 
-  async listPlants(owner: string, query: ListQuery & { limit: number }): Promise<PlantPage> {
+  async listPlants(owner: string, query: ListQuery & { limit: number }, token?: TokenCheck): Promise<PlantPage> {
     const { limit } = query;
-    const result = await this.query<PlantRow>(sql.listPlants(owner, query, limit + 1));
-    const plants = result.rows.map(toStoredPlant);
+    const statement = token === undefined ? sql.listPlants(owner, query, limit + 1) : sql.checkedListPlants(token.digest, owner, query, limit + 1);
+    const plants: StoredPlant[] = [];
+    for (const row of validRows(await this.query<OptionalPlantRow>(statement), token)) if (row.id !== null) plants.push(toStoredPlant(row as PlantRow));
     const hasMore = plants.length > limit;
     if (hasMore) plants.pop();
     return { plants, hasMore };
   }
 
-  streamPlants(owner: string, query: ListQuery): Promise<PlantStream> {
-    return openPlantStream(this.pool, owner, query);
+  streamPlants(owner: string, query: ListQuery, token?: TokenCheck): Promise<PlantStream> {
+    return openPlantStream(this.pool, owner, query, token);
   }
 
-  async deletePlant(owner: string, id: bigint): Promise<boolean> {
-    const result = await this.query(sql.deletePlant(owner, id));
-    return result.rowCount === 1;
+  async deletePlant(owner: string, id: bigint, token?: TokenCheck): Promise<boolean> {
+    if (token === undefined) return (await this.query(sql.deletePlant(owner, id))).rowCount === 1;
+    const row = validRows(await this.query<{ deleted: number }>(sql.checkedDeletePlant(token.digest, owner, id)), token)[0];
+    return row?.deleted === 1;
   }
 
   async createToken(token: NewTokenRecord): Promise<void> {
