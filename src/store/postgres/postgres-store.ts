@@ -10,6 +10,7 @@ import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, S
 import { migrate } from './migrations.js';
 import { CreateBatcher } from './create-batcher.js';
 import { writeCreates } from './create-plants.js';
+import { batchable, PageBatcher, type OptionalPlantRow } from './page-batcher.js';
 import { mapPgErrors } from './pg-errors.js';
 import { openPlantStream } from './plant-stream.js';
 import { createPool, inTransaction, type PoolOptions } from './pool.js';
@@ -17,9 +18,6 @@ import type { PoolStats } from './pool-metrics.js';
 import { toTokenRecord, type TokenRow } from '../token-row.js';
 import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
-
-/** A plant row of a statement that checks a token: all NULL when the token is valid but no plant matched. */
-type OptionalPlantRow = { [K in keyof PlantRow]: PlantRow[K] | null };
 
 /** The rows of a statement; with a token check, no row at all means the token is not valid. */
 function validRows<Row extends pg.QueryResultRow>(result: pg.QueryResult<Row>, token: TokenCheck | undefined): Row[] {
@@ -36,11 +34,13 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly maxConnections: number;
   private readonly creates: CreateBatcher;
+  private readonly pages: PageBatcher;
 
   constructor(options: PoolOptions) {
     this.pool = createPool(options);
     this.maxConnections = options.size;
     this.creates = new CreateBatcher(writeCreates(this.pool));
+    this.pages = new PageBatcher(this.pool);
   }
 
   get poolStats(): PoolStats {
@@ -67,10 +67,18 @@ export class PostgresStore implements Store {
   }
 
   async listPlants(owner: string, query: ListQuery & { limit: number }, token?: TokenCheck): Promise<PlantPage> {
-    const { limit } = query;
-    const statement = token === undefined ? sql.listPlants(owner, query, limit + 1) : sql.checkedListPlants(token.digest, owner, query, limit + 1);
+    const { limit, after, tag } = query;
+    let rows: OptionalPlantRow[];
+    if (batchable(after, tag)) {
+      const found = await this.pages.read({ owner, after, limit: limit + 1, digest: token?.digest });
+      if (found === undefined) throw errors.invalidToken();
+      rows = found;
+    } else {
+      const statement = token === undefined ? sql.listPlants(owner, query, limit + 1) : sql.checkedListPlants(token.digest, owner, query, limit + 1);
+      rows = validRows(await this.query<OptionalPlantRow>(statement), token);
+    }
     const plants: StoredPlant[] = [];
-    for (const row of validRows(await this.query<OptionalPlantRow>(statement), token)) if (row.id !== null) plants.push(toStoredPlant(row as PlantRow));
+    for (const row of rows) if (row.id !== null) plants.push(toStoredPlant(row as PlantRow));
     const hasMore = plants.length > limit;
     if (hasMore) plants.pop();
     return { plants, hasMore };

@@ -129,6 +129,20 @@ export const sql = {
       values,
     };
   },
+  /**
+   * Many pages at once, each from `first` on: for every page whose digest is NULL or names a
+   * valid token, its position (1-based) with its plants, or with one row of NULLs when it is
+   * empty; for a page whose token is not valid, no row.
+   */
+  checkedPages: (owners: string[], firsts: string[], limits: number[], digests: (Buffer | null)[]): Statement => ({
+    name: 'plantstore_checked_pages',
+    text: `SELECT k.n, p.id, p.name, p.tag
+           FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::bytea[]) WITH ORDINALITY AS k(owner, first, lim, digest, n)
+           LEFT JOIN LATERAL (SELECT id, name, tag FROM plants WHERE owner = k.owner AND id >= k.first ORDER BY id LIMIT k.lim) p ON true
+           WHERE k.digest IS NULL OR EXISTS (SELECT 1 FROM api_tokens a WHERE a.digest = k.digest AND a.revoked_at IS NULL)
+           ORDER BY k.n, p.id`,
+    values: [owners, firsts, limits, digests],
+  }),
   /** One row when the token is valid, with how many plants it deleted (0 or 1). */
   checkedDeletePlant: (digest: string, owner: string, id: bigint): Statement => ({
     name: 'plantstore_checked_delete_plant',
