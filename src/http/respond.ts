@@ -32,7 +32,7 @@ export function sendJson(ctx: Respondable, status: number, body: string, headers
 
 /** A response without a body (204), written like sendJson's. */
 export function sendEmpty(ctx: Respondable, status: number): void {
-  ctx.res.writeHead(status, ['x-request-id', ctx.requestId, 'cache-control', 'no-store']);
+  ctx.res.writeHead(status, ['x-request-id', ctx.requestId, 'x-content-type-options', 'nosniff', 'cache-control', 'no-store']);
   end(ctx, undefined);
 }
 

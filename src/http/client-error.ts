@@ -1,0 +1,62 @@
+/**
+ * What node's HTTP parser rejects before plantstore sees a request (a malformed header, a
+ * request line that is not HTTP, headers too large, a request that took too long) still gets an
+ * Error body, written straight to the socket, and the connection is closed.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+interface ParserError extends Error {
+  code?: string;
+}
+
+/** The status and sentence for a parser error, as node's own handler picks the status. */
+function answerFor(error: ParserError): { status: number; reason: string; message: string } {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return { status: 431, reason: 'Request Header Fields Too Large', message: 'The request headers are larger than the server accepts.' };
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { status: 408, reason: 'Request Timeout', message: 'The request was not complete in time.' };
+  }
+  return { status: 400, reason: 'Bad Request', message: 'The request is not well-formed HTTP/1.1.' };
+}
+
+/** The raw bytes of the answer to a request the parser rejected. */
+export function clientErrorAnswer(error: ParserError): string {
+  const { status, reason, message } = answerFor(error);
+  const body = JSON.stringify({ error: status, message });
+  return [
+    `HTTP/1.1 ${status} ${reason}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${randomBytes(9).toString('base64url')}`,
+    'X-Content-Type-Options: nosniff',
+    'Cache-Control: no-store',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * Answers parser errors with an Error body. A socket whose response is still being written
+ * (a pipelined request went wrong behind it) is only closed: a second answer would corrupt the first.
+ */
+export function answerClientErrors(server: Server): void {
+  const inFlight = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (req, res: ServerResponse) => {
+    inFlight.set(req.socket, res);
+    res.once('close', () => {
+      if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
+    });
+  });
+  server.on('clientError', (error: ParserError, socket: Duplex) => {
+    const busy = inFlight.get(socket);
+    if (error.code === 'ECONNRESET' || !socket.writable || (busy !== undefined && !busy.writableFinished)) {
+      socket.destroy();
+      return;
+    }
+    socket.end(clientErrorAnswer(error));
+  });
+}
