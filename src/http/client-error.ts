@@ -40,8 +40,9 @@ export function clientErrorAnswer(error: ParserError): string {
 }
 
 /**
- * Answers parser errors with an Error body. A socket whose response is still being written
- * (a pipelined request went wrong behind it) is only closed: a second answer would corrupt the first.
+ * Answers parser errors with an Error body. When the bytes that failed follow a request whose
+ * answer is still being written (pipelined junk, a body sent without framing), that answer goes
+ * first and the Error follows it.
  */
 export function answerClientErrors(server: Server): void {
   const inFlight = new WeakMap<Duplex, ServerResponse>();
@@ -52,11 +53,18 @@ export function answerClientErrors(server: Server): void {
     });
   });
   server.on('clientError', (error: ParserError, socket: Duplex) => {
-    const busy = inFlight.get(socket);
-    if (error.code === 'ECONNRESET' || !socket.writable || (busy !== undefined && !busy.writableFinished)) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    socket.end(clientErrorAnswer(error));
+    const answer = clientErrorAnswer(error);
+    const busy = inFlight.get(socket);
+    if (busy === undefined || busy.writableFinished) socket.end(answer);
+    else {
+      busy.once('finish', () => socket.end(answer));
+      busy.once('close', () => {
+        if (!busy.writableFinished) socket.destroy();
+      });
+    }
   });
 }

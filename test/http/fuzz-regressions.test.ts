@@ -66,6 +66,15 @@ for (const kind of storeKinds()) {
       assertRawError(await rawExchange(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'), 400, 'two lengths');
     });
 
+    test('a body sent without Content-Length: the request is answered, then the stray bytes get a 400 Error', async (t) => {
+      const server = await startTestServer(t, kind);
+      const answer = await rawExchange(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n{}');
+      const second = answer.indexOf('HTTP/1.1 400');
+      assert.match(answer, /^HTTP\/1\.1 200 /, JSON.stringify(answer.slice(0, 80)));
+      assert.ok(second > 0, JSON.stringify(answer));
+      assertRawError(answer.slice(second), 400, 'stray bytes');
+    });
+
     test('headers larger than the parser accepts → 431 Error body', async (t) => {
       const server = await startTestServer(t, kind);
       const answer = await rawExchange(server.url, `GET /plants HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`);
