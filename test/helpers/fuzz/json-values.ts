@@ -43,8 +43,15 @@ export const interestingText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }),
 );
 
-/** Integer literals that fit int64, at the edges and beyond. */
+/** Mostly names and tags that follow the rules, so that creates and conflicts happen. */
+export const likelyText: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: fc.constantFrom('Fern', 'Moss', 'Monstera deliciosa', '🌵', 'ünïcödé', 'indoor'), weight: 3 },
+  { arbitrary: interestingText, weight: 1 },
+);
+
+/** Integer literals that fit int64, at the edges and beyond; a few small ones often, so that ids collide. */
 const idLiteral: fc.Arbitrary<GeneratedValue> = fc.oneof(
+  fc.constantFrom(0n, 1n, 7n).map((value) => ({ text: value.toString(), meaning: { type: 'integer' as const, value }, depth: 0 })),
   fc.constantFrom(0n, 1n, -1n, 7n, 2n ** 53n + 1n, INT64_MAX, INT64_MIN).map((value) => ({ text: value.toString(), meaning: { type: 'integer' as const, value }, depth: 0 })),
   fc.bigInt({ min: -5n, max: 20n }).map((value) => ({ text: value.toString(), meaning: { type: 'integer' as const, value }, depth: 0 })),
   fc.constant({ text: '-0', meaning: { type: 'integer' as const, value: 0n }, depth: 0 }),
@@ -59,7 +66,7 @@ const notAnId: fc.Arbitrary<GeneratedValue> = fc
   .map((text) => ({ text, meaning: { type: 'other' as const }, depth: text.startsWith('[') || text.startsWith('{') ? 1 : 0 }));
 
 /** An id value: mostly valid, sometimes not. */
-export const idValue: fc.Arbitrary<GeneratedValue> = fc.oneof({ arbitrary: idLiteral, weight: 4 }, { arbitrary: notAnId, weight: 1 });
+export const idValue: fc.Arbitrary<GeneratedValue> = fc.oneof({ arbitrary: idLiteral, weight: 8 }, { arbitrary: notAnId, weight: 1 });
 
 /** Arrays and objects nested `levels` deep around a scalar. */
 export function nested(levels: number, kind: 'array' | 'object'): GeneratedValue {

@@ -27,6 +27,11 @@ const BODY_LIMIT = 16_384;
 /** Methods node's HTTP parser knows; any other (or a lower-case one) is a malformed request. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'PROPFIND', 'PURGE']);
 
+/** False when node's parser refuses the request line, so no header of it is read. */
+export function parsable(request: FuzzRequest): boolean {
+  return KNOWN_METHODS.has(request.method.toUpperCase());
+}
+
 function codePoints(text: string): number {
   return [...text].length;
 }
@@ -141,7 +146,7 @@ export class PlantModel {
   apply(request: FuzzRequest, owners: Record<Credential, string | undefined>): Expected {
     // node's client sends the method upper-cased.
     const method = request.method.toUpperCase();
-    if (!KNOWN_METHODS.has(method)) return { status: 400 };
+    if (!parsable(request)) return { status: 400 };
     const item = request.path.startsWith('/plants/') && request.path.indexOf('/', '/plants/'.length) === -1;
     if (request.path !== '/plants' && !item) return { status: 404 };
     if (method === 'OPTIONS') return { status: 204 };

@@ -3,7 +3,7 @@
  * described by what it is (so the model can say what the answer must be) and by how it is sent.
  */
 import fc from 'fast-check';
-import { anyValue, idValue, interestingText, jsonString, type GeneratedValue } from './json-values.js';
+import { anyValue, idValue, interestingText, jsonString, likelyText, type GeneratedValue } from './json-values.js';
 
 /** Which credentials a request carries; the fuzz run holds a token for each. */
 export type Credential = 'writer' | 'reader' | 'other-owner' | 'revoked' | 'none' | 'malformed';
@@ -55,7 +55,7 @@ const queryValue: fc.Arbitrary<string> = fc.oneof(
 );
 const queryName = fc.constantFrom('limit', 'after', 'tag', 'fields', 'limit', 'tag', 'LIMIT', 'foo', 'limit[]', '', '__proto__', 'constructor');
 const query: fc.Arbitrary<string | undefined> = fc.oneof(
-  { arbitrary: fc.constant(undefined), weight: 3 },
+  { arbitrary: fc.constant(undefined), weight: 8 },
   { arbitrary: fc.array(fc.tuple(queryName, queryValue), { minLength: 1, maxLength: 3 }).map((pairs) => pairs.map(([name, value]) => `${name}=${value}`).join('&')), weight: 4 },
   { arbitrary: fc.constantFrom('', '&', 'limit', '=', '&&limit=1&&', 'limit=1&', 'limit=1;after=2'), weight: 1 },
 );
@@ -66,8 +66,9 @@ const method = fc.oneof(
 );
 
 const credential = fc.oneof(
-  { arbitrary: fc.constantFrom<Credential>('writer', 'reader', 'other-owner'), weight: 8 },
-  { arbitrary: fc.constantFrom<Credential>('revoked', 'none', 'malformed'), weight: 2 },
+  { arbitrary: fc.constant<Credential>('writer'), weight: 6 },
+  { arbitrary: fc.constantFrom<Credential>('reader', 'other-owner'), weight: 3 },
+  { arbitrary: fc.constantFrom<Credential>('revoked', 'none', 'malformed'), weight: 1 },
 );
 
 const fieldValue = (key: string): fc.Arbitrary<GeneratedValue> => {
@@ -76,20 +77,23 @@ const fieldValue = (key: string): fc.Arbitrary<GeneratedValue> => {
   return anyValue;
 };
 
-/** A key as decoded; sent plainly or with an escape that decodes to the same key. */
-const member: fc.Arbitrary<Member> = fc
-  .constantFrom('id', 'name', 'tag', 'id', 'name', '__proto__', 'constructor', 'prototype', 'pad', 'Name', 'ID', '')
-  .chain((key) =>
-    fc.record({
-      key: fc.constant(key),
-      keyText: key === '' ? fc.constant('""') : fc.constantFrom(JSON.stringify(key), `"\\u${key.charCodeAt(0).toString(16).padStart(4, '0')}${key.slice(1)}"`),
-      value: fieldValue(key),
-    }),
-  );
+/** A member with `key`, sent plainly or with an escape that decodes to the same key. */
+const memberWith = (key: string): fc.Arbitrary<Member> =>
+  fc.record({
+    key: fc.constant(key),
+    keyText: key === '' ? fc.constant('""') : fc.constantFrom(JSON.stringify(key), `"\\u${key.charCodeAt(0).toString(16).padStart(4, '0')}${JSON.stringify(key.slice(1)).slice(1, -1)}"`),
+    value: fieldValue(key),
+  });
+
+/** Members a plant ignores (prototype-polluting keys among them), or now and then a second id, name or tag. */
+const member: fc.Arbitrary<Member> = fc.oneof(
+  { arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'pad', 'Name', 'ID', '', 'n\u0000').chain(memberWith), weight: 6 },
+  { arbitrary: fc.constantFrom('id', 'name', 'tag').chain(memberWith), weight: 1 },
+);
 
 /** Mostly a well-formed plant (id, name, maybe tag) with extra members; sometimes anything. */
 const objectBody: fc.Arbitrary<BodyShape> = fc
-  .tuple(idValue, interestingText.chain(jsonString), fc.option(interestingText.chain(jsonString)), fc.array(member, { maxLength: 4 }), fc.boolean())
+  .tuple(idValue, likelyText.chain(jsonString), fc.option(likelyText.chain(jsonString)), fc.array(member, { maxLength: 4 }), fc.boolean())
   .map(([id, name, tag, extra, plantFirst]) => {
     const plant: Member[] = [
       { key: 'id', keyText: '"id"', value: id },
@@ -101,11 +105,11 @@ const objectBody: fc.Arbitrary<BodyShape> = fc
 
 const body = fc.record({
   shape: fc.oneof(
-    { arbitrary: objectBody, weight: 8 },
+    { arbitrary: objectBody, weight: 12 },
     { arbitrary: fc.array(member, { maxLength: 4 }).map((members): BodyShape => ({ kind: 'object', members })), weight: 1 },
     { arbitrary: fc.constantFrom('', ' ', '[]', '[{"id":1,"name":"a"}]', '"x"', '7', 'null', '{', 'nul', '\ufeff{}').map((text): BodyShape => ({ kind: 'not-an-object', text })), weight: 1 },
   ),
-  damage: fc.oneof({ arbitrary: fc.constant<Damage>('none'), weight: 8 }, { arbitrary: fc.constantFrom<Damage>('invalid-utf8', 'truncated', 'trailing-garbage'), weight: 2 }),
+  damage: fc.oneof({ arbitrary: fc.constant<Damage>('none'), weight: 20 }, { arbitrary: fc.constantFrom<Damage>('invalid-utf8', 'truncated', 'trailing-garbage'), weight: 2 }),
   damageAt: fc.nat(),
 });
 
@@ -123,17 +127,23 @@ const headers = fc.array(
   { maxLength: 3 },
 );
 
+/** The operations of the contract most of the time, any method on any path otherwise. */
+const methodAndPath: fc.Arbitrary<{ method: string; path: string }> = fc.oneof(
+  { arbitrary: fc.record({ method: fc.constantFrom('POST', 'GET'), path: fc.constant('/plants') }), weight: 3 },
+  { arbitrary: fc.record({ method: fc.constantFrom('GET', 'DELETE'), path: fc.constantFrom(...ids, '0', '1', '7').map((id) => `/plants/${id}`) }), weight: 2 },
+  { arbitrary: fc.record({ method, path }), weight: 2 },
+);
+
 export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.record({
-  method,
-  path,
+  target: methodAndPath,
   query,
   credential,
   scheme: fc.constantFrom('Bearer', 'Bearer', 'bearer', 'BEARER'),
   contentType,
   contentEncoding: fc.oneof({ arbitrary: fc.constant(undefined), weight: 9 }, { arbitrary: fc.constantFrom('gzip', 'identity', 'br'), weight: 1 }),
   headers,
-  body: fc.option(body, { freq: 3 }).map((value) => value ?? undefined),
-});
+  body: fc.option(body, { freq: 12 }).map((value) => value ?? undefined),
+}).map(({ target, ...rest }) => ({ ...target, ...rest }));
 
 /** The body's JSON text before any damage. */
 export function bodyText(shape: BodyShape): string {
