@@ -5,13 +5,6 @@ export type { Scope };
 export const READ: Scope = 'plants:read';
 export const WRITE: Scope = 'plants:write';
 
-const OWNER = /^[^\u0000-\u001f\u007f]{1,256}$/u;
-
-/** An owner name both stores can hold: 1–256 characters, no control characters (PostgreSQL text has no NUL). */
-export function isValidOwner(owner: string): boolean {
-  return OWNER.test(owner) && owner.isWellFormed();
-}
-
 /** Who is calling: the owner whose plants it may touch, and what it may do. */
 export interface Principal {
   readonly owner: string;
