@@ -26,7 +26,8 @@ function settingOptions(command: Command, keys: readonly (keyof Settings)[] | 'a
   for (const spec of SETTINGS) {
     if (keys !== 'all' && !keys.includes(spec.key)) continue;
     const defaultText = spec.default === undefined || spec.default === '' ? 'unset' : spec.default;
-    command.addOption(new Option(`--${spec.flag} <value>`, `${spec.doc} [env ${spec.env}, default ${defaultText}]`));
+    const env = spec.file === true ? `${spec.env} or ${spec.env}_FILE` : spec.env;
+    command.addOption(new Option(`--${spec.flag} <value>`, `${spec.doc} [env ${env}, default ${defaultText}]`));
   }
   return command;
 }
