@@ -4,7 +4,7 @@
  * Error body, written straight to the socket, and the connection is closed.
  */
 import { randomBytes } from 'node:crypto';
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 interface ParserError extends Error {
@@ -25,6 +25,11 @@ function answerFor(error: ParserError): { status: number; reason: string; messag
 /** The raw bytes of the answer to a request the parser rejected. */
 export function clientErrorAnswer(error: ParserError): string {
   const { status, reason, message } = answerFor(error);
+  return rawError(status, reason, message);
+}
+
+/** An Error response as raw bytes, closing the connection. */
+function rawError(status: number, reason: string, message: string): string {
   const body = JSON.stringify({ error: status, message });
   return [
     `HTTP/1.1 ${status} ${reason}`,
@@ -40,11 +45,34 @@ export function clientErrorAnswer(error: ParserError): string {
 }
 
 /**
+ * Requests node takes away from the app: CONNECT (plantstore is no proxy) and an Expect
+ * other than 100-continue (417). Both get an Error body like every other refusal.
+ */
+function answerDivertedRequests(server: Server): void {
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.end(rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
+  });
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({ error: 417, message: 'The only expectation this server meets is 100-continue.' });
+    res.writeHead(417, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': randomBytes(9).toString('base64url'),
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+      connection: 'close',
+    });
+    res.end(body);
+  });
+}
+
+/**
  * Answers parser errors with an Error body. When the bytes that failed follow a request whose
  * answer is still being written (pipelined junk, a body sent without framing), that answer goes
  * first and the Error follows it.
  */
 export function answerClientErrors(server: Server): void {
+  answerDivertedRequests(server);
   const inFlight = new WeakMap<Duplex, ServerResponse>();
   server.on('request', (req, res: ServerResponse) => {
     inFlight.set(req.socket, res);

@@ -3,7 +3,8 @@ import { connect } from 'node:net';
 
 /**
  * Writes `request` as it is and resolves with everything the server sends until it closes
- * the connection or `timeoutMs` passes (then with what came so far).
+ * the connection or `timeoutMs` passes (then with what came so far). The socket is not
+ * half-closed: node's server ends a connection whose client has, answered or not.
  */
 export function rawExchange(baseUrl: string, request: string | Buffer, timeoutMs = 5_000): Promise<string> {
   const { hostname, port } = new URL(baseUrl);
@@ -22,6 +23,6 @@ export function rawExchange(baseUrl: string, request: string | Buffer, timeoutMs
       clearTimeout(timer);
       reject(error);
     });
-    socket.end(request);
+    socket.write(request);
   });
 }

@@ -75,6 +75,18 @@ for (const kind of storeKinds()) {
       assertRawError(answer.slice(second), 400, 'stray bytes');
     });
 
+    test('CONNECT → 400 Error body (plantstore is no proxy), not a dropped connection', async (t) => {
+      const server = await startTestServer(t, kind);
+      const answer = await rawExchange(server.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+      assertRawError(answer, 400, 'CONNECT');
+    });
+
+    test('an Expect other than 100-continue → 417 Error body, not a bare 417', async (t) => {
+      const server = await startTestServer(t, kind);
+      const answer = await rawExchange(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n');
+      assertRawError(answer, 417, 'Expect');
+    });
+
     test('headers larger than the parser accepts → 431 Error body', async (t) => {
       const server = await startTestServer(t, kind);
       const answer = await rawExchange(server.url, `GET /plants HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`);
