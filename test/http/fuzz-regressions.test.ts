@@ -44,6 +44,16 @@ for (const kind of storeKinds()) {
       assert.equal(response.headers.get('cache-control'), 'no-store');
     });
 
+    test('OPTIONS answers 204 with Cache-Control: no-store like every other API answer', async (t) => {
+      const server = await startTestServer(t, kind);
+      for (const path of ['/plants', '/plants/7']) {
+        const response = await fetch(server.url + path, { method: 'OPTIONS' });
+        assert.equal(response.status, 204);
+        assert.equal(response.headers.get('cache-control'), 'no-store', path);
+        assert.equal(response.headers.get('x-content-type-options'), 'nosniff', path);
+      }
+    });
+
     test('GET /plants?tag=%00 → 400 Error (PostgreSQL text cannot hold NUL; SQLite must answer the same)', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
       for (const tag of ['%00', 'a%00b', '%1F', '%7F', 'x'.repeat(65), '%20%20', '%E2%80%83']) {

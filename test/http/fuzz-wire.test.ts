@@ -31,6 +31,7 @@ for (const kind of storeKinds()) {
           statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
           assert.ok(answer.status < 500, `a ${answer.status}: ${answer.body}`);
           assert.equal(answer.headers.get('x-content-type-options'), 'nosniff', `nosniff on ${answer.status}`);
+          assert.equal(answer.headers.get('cache-control'), 'no-store', `no-store on ${answer.status}`);
           if (answer.status < 400 || request.method === 'HEAD') return;
           assert.match(answer.headers.get('content-type') ?? '', /^application\/json/, `${answer.status}: ${bytes.slice(0, 200)}`);
           const body = JSON.parse(answer.body) as Record<string, unknown>;

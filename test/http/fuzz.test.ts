@@ -26,6 +26,7 @@ function assertWellFormed(request: FuzzRequest, answer: Answer, what: string): v
   const given = request.headers.filter(([name]) => name === 'x-request-id');
   if (parsable(request) && given.length === 1 && SANE_REQUEST_ID.test(given[0]?.[1] ?? '')) assert.equal(requestId, given[0]?.[1], `${what}: a sane X-Request-Id is echoed`);
   assert.equal(answer.headers['x-content-type-options'], 'nosniff', `${what}: nosniff`);
+  assert.equal(answer.headers['cache-control'], 'no-store', `${what}: no-store`);
   if (answer.status < 400 || request.method.toUpperCase() === 'HEAD') return;
   assert.match(answer.headers['content-type'] ?? '', /^application\/json/, `${what}: Error media type`);
   const body = JSON.parse(answer.body) as Record<string, unknown>;
