@@ -85,7 +85,7 @@ export function buildApp(parts: AppParts): RequestListener {
     const { route } = match;
     const method = ctx.req.method ?? 'GET';
     if (method === 'OPTIONS') {
-      startResponse(ctx, 204).setHeader('allow', route.allowHeader).setHeader('cache-control', 'no-store').end();
+      startResponse(ctx, 204).setHeader('allow', route.allowHeader).end();
       return;
     }
     const operation = route.operations[method];

@@ -30,10 +30,9 @@ function details(error: unknown): Detail[] {
   return chain;
 }
 
-/** The SQLSTATE of a PostgreSQL error (pg's errors carry a severity beside the code). */
-function sqlState(error: unknown): string | undefined {
-  const serverError = details(error).find((detail) => detail.severity !== undefined && typeof detail.code === 'string');
-  return serverError?.code as string | undefined;
+/** The error PostgreSQL itself sent, if any (pg's errors carry a severity beside the SQLSTATE code). */
+function serverError(error: unknown): (Detail & { code: string }) | undefined {
+  return details(error).find((detail): detail is Detail & { code: string } => detail.severity !== undefined && typeof detail.code === 'string');
 }
 
 /**
@@ -41,7 +40,7 @@ function sqlState(error: unknown): string | undefined {
  * role does not exist or may not connect (28000), the password is wrong (28P01).
  */
 export function isPermanentDatabaseFailure(error: unknown): boolean {
-  const code = sqlState(error);
+  const code = serverError(error)?.code;
   return code !== undefined && (code === '3D000' || code.startsWith('28'));
 }
 
@@ -102,16 +101,16 @@ function postgresFailure(error: unknown, databaseUrl: string): string | undefine
   const server = `PostgreSQL at ${url.hostname || 'localhost'}:${url.port || '5432'}`;
   const database = decodedOrAsIs(url.pathname.slice(1));
   const user = decodedOrAsIs(url.username);
-  const code = sqlState(error);
-  const serverError = details(error).find((detail) => detail.severity !== undefined);
+  const sent = serverError(error);
+  const code = sent?.code;
   if (code === '3D000') {
     return `${server} has no database "${database}" (3D000); create it (createdb ${database}) or fix the database name in DATABASE_URL`;
   }
   if (code === '28P01') return `${server} refused the password of user "${user}" (28P01); fix the password in DATABASE_URL`;
   if (code !== undefined && code.startsWith('28')) {
-    return `${server} refused user "${user}" (${code}: ${serverError?.message}); fix the user in DATABASE_URL, or create the role or allow it in pg_hba.conf`;
+    return `${server} refused user "${user}" (${code}: ${sent?.message}); fix the user in DATABASE_URL, or create the role or allow it in pg_hba.conf`;
   }
-  if (code !== undefined) return `${server} failed (${code}: ${serverError?.message})`;
+  if (code !== undefined) return `${server} failed (${code}: ${sent?.message})`;
   const [, cause] = details(error);
   if (cause === undefined) return undefined;
   const reason = typeof cause.code === 'string' ? cause.code : cause.message;

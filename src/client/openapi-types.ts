@@ -146,7 +146,7 @@ export interface paths {
         };
         /**
          * Interactive API reference
-         * @description An HTML page (Swagger UI) rendered from /openapi.json. Every script, stylesheet and image it uses is served by plantstore under /docs/; nothing is fetched from a CDN. Public: no token needed.
+         * @description An HTML page (Swagger UI) rendered from /openapi.json. Every script, stylesheet and image it uses is served by plantstore under /docs/; nothing is fetched from a CDN. A strict Content-Security-Policy allows no inline script or style and no other host. The token given to Authorize stays in this browser until Logout. Public: no token needed.
          */
         get: operations["getDocs"];
         put?: never;
@@ -268,8 +268,22 @@ export interface components {
                 };
             };
         };
-        /** @description The token is valid but lacks the scope this operation needs. */
-        Forbidden: {
+        /** @description The token is valid but lacks the scope plants:read. */
+        ForbiddenRead: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: 403;
+                };
+            };
+        };
+        /** @description The token is valid but lacks the scope plants:write (a read-only token). */
+        ForbiddenWrite: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -295,7 +309,7 @@ export interface components {
                 };
             };
         };
-        /** @description The path exists but does not answer this method (for example PUT /plants or GET /plants/7). Any method a path does not list answers this. */
+        /** @description The path exists but does not answer this method (for example PUT /plants or POST /plants/7). Any method a path does not list answers this. */
         MethodNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -376,7 +390,7 @@ export interface components {
     parameters: {
         /** @description The most plants to return: an integer from 0 to 2147483647 in ASCII decimal digits (leading zeros allowed, no sign). Absent: every plant of the caller, streamed without limit. 0: `[]` and no Link header. Negative, fraction, text, empty, repeated or over int32 → 400. */
         limit: number;
-        /** @description Extension to the seed specification, used by the Link cursor: only plants whose id is greater than this int64. ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400. */
+        /** @description Extension, used by the Link cursor: only plants whose id is greater than this int64. ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400. */
         after: bigint;
         /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty or repeated → 400. */
         tag: string;
@@ -411,7 +425,7 @@ export interface operations {
             query?: {
                 /** @description The most plants to return: an integer from 0 to 2147483647 in ASCII decimal digits (leading zeros allowed, no sign). Absent: every plant of the caller, streamed without limit. 0: `[]` and no Link header. Negative, fraction, text, empty, repeated or over int32 → 400. */
                 limit?: components["parameters"]["limit"];
-                /** @description Extension to the seed specification, used by the Link cursor: only plants whose id is greater than this int64. ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400. */
+                /** @description Extension, used by the Link cursor: only plants whose id is greater than this int64. ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400. */
                 after?: components["parameters"]["after"];
                 /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty or repeated → 400. */
                 tag?: components["parameters"]["tag"];
@@ -452,7 +466,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRead"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -500,7 +514,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenWrite"];
             /** @description The caller already has a plant with this id and a different name or tag; nothing changed. */
             409: {
                 headers: {
@@ -575,7 +589,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenRead"];
             /** @description The caller has no plant with this id: it never existed, was deleted, or belongs to another owner. */
             404: {
                 headers: {
@@ -631,7 +645,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenWrite"];
             /** @description The caller has no plant with this id: it never existed, was deleted, or belongs to another owner. */
             404: {
                 headers: {

@@ -37,10 +37,18 @@ const PAGE = `<!doctype html>
 `;
 
 // validatorUrl: null, or Swagger UI would send the document's address to validator.swagger.io.
-const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });\n`;
+// persistAuthorization keeps the token in this browser's localStorage across reloads, until Logout.
+const INIT =
+  "window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, " +
+  'validatorUrl: null, persistAuthorization: true });\n';
 
-// The page runs only plantstore's own scripts; Swagger UI sets inline styles and uses data: images.
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; frame-ancestors 'none'";
+/**
+ * Only plantstore's own files: no inline script or style, no eval, no plugin, no other host;
+ * Swagger UI's styles set through the DOM are allowed by CSP, and its stylesheet uses data: images.
+ */
+export const DOCS_CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'; " +
+  "form-action 'self'; frame-ancestors 'none'";
 
 function loadAssets(): Map<string, { type: string; body: Buffer }> {
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -59,7 +67,7 @@ export function docsRoutes(): Record<string, Record<string, Operation>> {
       GET: {
         scope: undefined,
         handle: (ctx) => {
-          startResponse(ctx, 200).setHeader('content-type', 'text/html; charset=utf-8').setHeader('content-security-policy', CSP).end(PAGE);
+          startResponse(ctx, 200).setHeader('content-type', 'text/html; charset=utf-8').setHeader('content-security-policy', DOCS_CSP).end(PAGE);
         },
       },
     },
@@ -69,7 +77,11 @@ export function docsRoutes(): Record<string, Record<string, Operation>> {
         handle: (ctx) => {
           const asset = assets.get(ctx.param);
           if (asset === undefined) throw errors.routeNotFound();
-          startResponse(ctx, 200).setHeader('content-type', asset.type).setHeader('cache-control', 'public, max-age=3600').end(asset.body);
+          startResponse(ctx, 200)
+            .setHeader('content-type', asset.type)
+            .setHeader('content-security-policy', DOCS_CSP)
+            .setHeader('cache-control', 'public, max-age=3600')
+            .end(asset.body);
         },
       },
     },

@@ -1,10 +1,10 @@
 /**
  * The OpenAPI 3.1 document served at GET /openapi.json, assembled from src/http/openapi/.
- * It keeps the seed's schemas (Plant, NewPlant, Error) and security scheme (bearerAuth).
+ * It keeps the specified schemas (Plant, NewPlant, Error) and security scheme (bearerAuth).
  */
 import { SETTINGS } from '../settings.js';
 import { headers, parameters, responses } from './openapi/components.js';
-import { DESCRIPTION } from './openapi/description.js';
+import { description } from './openapi/description.js';
 import { opsPaths } from './openapi/ops-paths.js';
 import { plantPaths } from './openapi/plants-paths.js';
 import { schemas } from './openapi/schemas.js';
@@ -30,7 +30,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
       title: 'plantstore',
       version: '1.0.0',
       summary: 'A plant store: create, list and delete plants behind bearer authentication.',
-      description: DESCRIPTION,
+      description: description(bodyLimit.bytes),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This plantstore instance' }],
@@ -38,7 +38,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
       { name: 'plants', description: "The caller's plants; bearer token needed." },
       { name: 'operations', description: 'Health, readiness, metrics and documentation; no token needed.' },
     ],
-    // The seed: bearer authentication applies to every operation; public ones opt out with `security: []`.
+    // As specified: bearer authentication applies to every operation; public ones opt out with `security: []`.
     security: [{ bearerAuth: [] }],
     paths: { ...plantPaths(bodyLimit), ...opsPaths() },
     components: {

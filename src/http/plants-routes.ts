@@ -82,7 +82,6 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
     try {
       startResponse(ctx, 200);
       res.setHeader('content-type', JSON_TYPE);
-      res.setHeader('cache-control', 'no-store');
       if (stream.lastIdBeforeMore !== undefined && params.limit !== undefined) {
         res.setHeader('link', nextLink(params, params.limit, stream.lastIdBeforeMore));
       }

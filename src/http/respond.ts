@@ -41,11 +41,15 @@ function end(ctx: Respondable, body: string | undefined): void {
   else ctx.responses.hold(ctx.res, body);
 }
 
-/** Any other response (a stream, OPTIONS' 204, another media type): its status and X-Request-Id; the caller adds the rest. */
+/**
+ * Any other response (a stream, OPTIONS' 204, another media type): its status and the headers
+ * every response has; the caller adds the rest, and may replace cache-control.
+ */
 export function startResponse(ctx: Respondable, status: number): ServerResponse {
   ctx.res.statusCode = status;
   ctx.res.setHeader('x-request-id', ctx.requestId);
   ctx.res.setHeader('x-content-type-options', 'nosniff');
+  ctx.res.setHeader('cache-control', 'no-store');
   return ctx.res;
 }
 

@@ -1,24 +1,21 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { describe, test } from 'node:test';
+import { join } from 'node:path';
+import { describe, test, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
 import { DOCS_ASSETS } from '../../src/http/docs.js';
-import { startTestServer } from '../helpers/server.js';
+import { openApiDocument } from '../../src/http/openapi.js';
+import type { ErrorExample } from '../../src/http/openapi/error-examples.js';
+import type { ResponseObject } from '../../src/http/openapi/types.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const PLAYWRIGHT = 'playwright-core';
-
-/** The types of the few playwright-core calls used, so the package stays optional. */
-interface BrowserPage {
-  on(event: 'request', listener: (request: { url(): string }) => void): void;
-  on(event: 'console', listener: (message: { type(): string; text(): string }) => void): void;
-  goto(url: string): Promise<unknown>;
-  waitForSelector(selector: string, options: { timeout: number }): Promise<unknown>;
-  textContent(selector: string): Promise<string | null>;
-}
-interface Playwright {
-  chromium: { launch(options: { executablePath: string }): Promise<{ newPage(): Promise<BrowserPage>; close(): Promise<void> }> };
-}
+/** Screenshots of the page, kept for a person to look at (git-ignored). */
+const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/docs/', import.meta.url));
+const VIEWPORT = { width: 1280, height: 720 };
 
 function browserSkipReason(): string | undefined {
   if (!existsSync(CHROMIUM)) return `${CHROMIUM} is not installed`;
@@ -121,24 +118,128 @@ describe('GET /docs', () => {
 
   const skip = browserSkipReason();
   if (skip !== undefined) process.stdout.write(`browser check of /docs skipped: ${skip}\n`);
-  test('a browser renders the operations with no request leaving plantstore', { skip: skip ?? false }, async (t) => {
+
+  test('a browser renders the operations with no request leaving plantstore and no CSP violation', { skip: skip ?? false }, async (t) => {
     const server = await startTestServer(t);
-    const { chromium } = (await import(PLAYWRIGHT)) as Playwright;
-    const browser = await chromium.launch({ executablePath: CHROMIUM });
-    t.after(() => browser.close());
-    const page = await browser.newPage();
-    const requested: string[] = [];
-    const errors: string[] = [];
-    page.on('request', (request) => requested.push(request.url()));
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
-    await page.goto(`${server.url}/docs`);
-    await page.waitForSelector('.opblock', { timeout: 20_000 });
+    const { page, requested, problems } = await openDocs(t, server);
     const text = (await page.textContent('#swagger-ui')) ?? '';
     for (const summary of ['Create a plant', 'Delete a plant', '/plants/{id}']) assert.ok(text.includes(summary), summary);
     const origin = new URL(server.url).origin;
     assert.deepEqual(requested.filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin), []);
-    assert.deepEqual(errors, []);
+    assert.deepEqual(problems, []);
+  });
+
+  test('Authorize is on the first screen, and the token stays across a reload and works in Try it out', { skip: skip ?? false }, async (t) => {
+    const server = await startTestServer(t);
+    const user = await server.user();
+    assert.equal((await user.request('/plants', { method: 'POST', json: { id: 7, name: 'Monstera', tag: 'aroid' } })).status, 200);
+    const { page, problems } = await openDocs(t, server);
+
+    const authorize = page.locator('.scheme-container button.authorize');
+    const box = await authorize.boundingBox();
+    await page.screenshot({ path: join(ARTIFACTS, 'first-screen.png') });
+    assert.ok(box !== null && (await authorize.isVisible()), 'the Authorize button is shown');
+    assert.ok(box.y >= 0 && box.y + box.height <= VIEWPORT.height, `Authorize within the first ${VIEWPORT.height}px: ${JSON.stringify(box)}`);
+    assert.equal(await page.locator('.info details').getAttribute('open'), null, 'the long overview starts collapsed');
+
+    await authorize.click();
+    await page.locator('.modal-ux input#auth-bearer-value').fill(user.token);
+    await page.click('.modal-ux button.authorize');
+    await page.waitForSelector('.modal-ux button:has-text("Logout")', { timeout: 5_000 });
+    await page.click('.modal-ux button.btn-done');
+    assert.match((await authorize.getAttribute('class')) ?? '', /\blocked\b/);
+
+    await page.reload();
+    await page.waitForSelector('.opblock', { timeout: 20_000 });
+    assert.match((await authorize.getAttribute('class')) ?? '', /\blocked\b/, 'still authorized after the reload');
+    await page.screenshot({ path: join(ARTIFACTS, 'authorized-after-reload.png') });
+
+    const list = page.locator('#operations-plants-listPlants');
+    await list.locator('.opblock-summary').click();
+    await list.locator('button.try-out__btn').click();
+    await list.locator('button.execute').click();
+    const status = list.locator('.live-responses-table .response .response-col_status');
+    await status.first().waitFor({ timeout: 10_000 });
+    assert.equal((await status.first().textContent())?.trim(), '200');
+    const body = (await list.locator('.live-responses-table .response-col_description .microlight').first().textContent()) ?? '';
+    assert.deepEqual(JSON.parse(body), [{ name: 'Monstera', tag: 'aroid' }]);
+    await list.screenshot({ path: join(ARTIFACTS, 'try-it-out-list-plants.png') });
+    assert.deepEqual(problems, []);
+  });
+
+  test('each error status of each operation shows its own example message', { skip: skip ?? false }, async (t) => {
+    const server = await startTestServer(t);
+    const { page, problems } = await openDocs(t, server);
+    const shown = new Set<number>();
+    for (const [operationId, responses] of errorResponsesByOperation()) {
+      const block = page.locator(`#operations-plants-${operationId}`);
+      await block.locator('.opblock-summary').click();
+      for (const [status, examples] of responses) {
+        const row = block.locator(`tr.response[data-code="${status}"]`);
+        const select = row.locator('select.examples-select-element');
+        for (const [name, example] of Object.entries(examples)) {
+          if ((await select.count()) > 0) await select.selectOption(name);
+          const code = (await row.locator('.model-example .highlight-code').textContent()) ?? '';
+          assert.deepEqual(JSON.parse(code), example.value, `${operationId} ${status} ${name}`);
+          shown.add(status);
+        }
+      }
+    }
+    assert.deepEqual([...shown].sort(), [400, 401, 403, 404, 409, 413, 415, 429, 500, 503]);
+
+    // 405 belongs to no operation (it answers the methods a path does not list): the overview shows it.
+    await page.click('.info details summary');
+    const overview = (await page.textContent('.info details')) ?? '';
+    assert.ok(overview.includes('{"error":405,"message":"This method is not allowed on this path."}'), '405 in the overview');
+    await page.screenshot({ path: join(ARTIFACTS, 'error-examples.png'), fullPage: true });
+    assert.deepEqual(problems, []);
   });
 });
+
+/** The plants operations' error responses with their examples, as the document has them. */
+function errorResponsesByOperation(): [string, [number, Record<string, ErrorExample>][]][] {
+  const doc = openApiDocument();
+  const result: [string, [number, Record<string, ErrorExample>][]][] = [];
+  for (const item of Object.values(doc.paths)) {
+    for (const operation of [item.get, item.post, item.delete]) {
+      if (operation === undefined || !operation.tags.includes('plants')) continue;
+      const responses: [number, Record<string, ErrorExample>][] = [];
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue;
+        const resolved = '$ref' in response ? doc.components.responses[response.$ref.split('/').pop() as string] : response;
+        const examples = (resolved as ResponseObject).content?.['application/json']?.examples;
+        assert.ok(examples, `${operation.operationId} ${status} has examples`);
+        responses.push([Number(status), examples as Record<string, ErrorExample>]);
+      }
+      result.push([operation.operationId, responses]);
+    }
+  }
+  return result;
+}
+
+/**
+ * /docs in headless Chromium at VIEWPORT, rendered; `problems` gathers console errors, page
+ * errors and every Content-Security-Policy violation the page reports.
+ */
+async function openDocs(t: TestContext, server: TestServer): Promise<{ page: Page; requested: string[]; problems: string[] }> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const { chromium } = (await import(PLAYWRIGHT)) as typeof import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM });
+  t.after(() => browser.close());
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  const requested: string[] = [];
+  const problems: string[] = [];
+  page.on('request', (request) => requested.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  await page.exposeFunction('reportViolation', (text: string) => problems.push(`CSP violation: ${text}`));
+  // Runs in the page, outside its CSP (Chromium's DevTools protocol injects it).
+  await page.addInitScript({
+    content: "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective + ' ' + e.blockedURI));",
+  });
+  await page.goto(`${server.url}/docs`);
+  await page.waitForSelector('.opblock', { timeout: 20_000 });
+  return { page, requested, problems };
+}

@@ -162,7 +162,8 @@ describe('the OpenAPI document', () => {
     assert.ok(deref(operation('/plants', 'get').responses['200'] as ResponseObject).headers?.Link);
     assert.ok(doc.components.responses.MethodNotAllowed?.headers?.Allow);
     assert.ok(doc.components.responses.Unauthorized?.headers?.['WWW-Authenticate']);
-    assert.ok(doc.components.responses.Forbidden?.headers?.['WWW-Authenticate']);
+    assert.ok(doc.components.responses.ForbiddenRead?.headers?.['WWW-Authenticate']);
+    assert.ok(doc.components.responses.ForbiddenWrite?.headers?.['WWW-Authenticate']);
   });
 
   test('parameters: limit int32 0…2147483647, after int64, path id int64', () => {

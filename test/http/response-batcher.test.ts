@@ -62,7 +62,7 @@ test('the head is formed at once; the bytes of a turn’s responses go out at it
   sendEmpty(batched(second, 'r2'), 204);
   assert.deepEqual(log, [
     'first head 200 content-type,application/json,content-length,2,x-request-id,r1,x-content-type-options,nosniff,cache-control,no-store,link,</plants?limit=1&after=1>; rel="next"',
-    'second head 204 x-request-id,r2,cache-control,no-store',
+    'second head 204 x-request-id,r2,x-content-type-options,nosniff,cache-control,no-store',
   ]);
   await nextTurn();
   assert.deepEqual(log.slice(2), ['first end []', 'second end (none)']);

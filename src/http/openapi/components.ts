@@ -3,6 +3,7 @@
  * that several operations share. Each Error response pins `error` to its own status.
  */
 import { INT32_MAX } from '../../plants/int64.js';
+import { examples, type ErrorExamples } from './error-examples.js';
 import type { HeaderObject, JsonSchema, ParameterObject, Reference, ResponseObject } from './types.js';
 
 /** The X-Request-Id values plantstore echoes; anything else is replaced by a fresh id. */
@@ -66,12 +67,15 @@ export function errorSchema(status: number): JsonSchema {
   return { allOf: [ref('schemas', 'Error'), { type: 'object', properties: { error: { const: status } } }] };
 }
 
-/** An Error response; extra headers are named components. */
-export function errorResponse(status: number, description: string, ...headerNames: string[]): ResponseObject {
+/** An Error response with its examples; extra headers are named components. */
+export function errorResponse(status: number, description: string, examples: ErrorExamples, ...headerNames: string[]): ResponseObject {
+  for (const [name, { value }] of Object.entries(examples)) {
+    if (value.error !== status) throw new Error(`the example ${name} is a ${value.error}, not a ${status}`);
+  }
   return {
     description,
     headers: withRequestId(...headerNames),
-    content: { 'application/json': { schema: errorSchema(status) } },
+    content: { 'application/json': { schema: errorSchema(status), examples: { ...examples } } },
   };
 }
 
@@ -89,7 +93,7 @@ export const parameters: Record<string, ParameterObject> = {
     name: 'after',
     in: 'query',
     description:
-      'Extension to the seed specification, used by the Link cursor: only plants whose id is greater than this int64. ' +
+      'Extension, used by the Link cursor: only plants whose id is greater than this int64. ' +
       'ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400.',
     schema: { type: 'integer', format: 'int64' },
   },
@@ -132,14 +136,22 @@ export const responses: Record<string, ResponseObject> = {
     401,
     'No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or ' +
       'the token is unknown, revoked, expired or badly signed. Checked before the body is read.',
+    examples.unauthorized,
     'WWW-Authenticate',
   ),
-  Forbidden: errorResponse(403, 'The token is valid but lacks the scope this operation needs.', 'WWW-Authenticate'),
-  NotFound: errorResponse(404, 'No resource exists at this path (any method).'),
+  ForbiddenRead: errorResponse(403, 'The token is valid but lacks the scope plants:read.', examples.forbiddenRead, 'WWW-Authenticate'),
+  ForbiddenWrite: errorResponse(
+    403,
+    'The token is valid but lacks the scope plants:write (a read-only token).',
+    examples.forbiddenWrite,
+    'WWW-Authenticate',
+  ),
+  NotFound: errorResponse(404, 'No resource exists at this path (any method).', examples.routeNotFound),
   MethodNotAllowed: errorResponse(
     405,
-    'The path exists but does not answer this method (for example PUT /plants or GET /plants/7). ' +
+    'The path exists but does not answer this method (for example PUT /plants or POST /plants/7). ' +
       'Any method a path does not list answers this.',
+    examples.methodNotAllowed,
     'Allow',
   ),
   UnsupportedMediaType: errorResponse(
@@ -147,21 +159,28 @@ export const responses: Record<string, ResponseObject> = {
     'The request has no Content-Type or one other than application/json (compared case-insensitively; parameters ' +
       'such as charset=utf-8 are allowed; application/merge-patch+json is another type), declares a charset other ' +
       'than UTF-8, or carries a Content-Encoding other than identity (bodies are not decompressed).',
+    examples.unsupportedMediaType,
   ),
   Unavailable: errorResponse(
     503,
     'The database, or the identity provider holding an uncached JWT key, cannot answer now. A write may or may not ' +
       'have been applied (a failure can come after the commit); retrying is safe: a retried create answers 200 or ' +
       '409 as usual, a retried delete may answer 404.',
+    examples.unavailable,
     'Retry-After',
   ),
   TooManyRequests: errorResponse(
     429,
     'Only when the RATE_LIMIT setting is on (it is off by default): this owner used up its requests for now. ' +
       'Counted per owner and per instance, after authentication.',
+    examples.rateLimited,
     'Retry-After',
   ),
-  InternalError: errorResponse(500, 'An unexpected failure; the message is generic and the details are logged with the request id.'),
+  InternalError: errorResponse(
+    500,
+    'An unexpected failure; the message is generic and the details are logged with the request id.',
+    examples.internal,
+  ),
   Preflight: {
     description:
       'OPTIONS on any known path: no body, with Allow. CORS headers are added only for origins listed in the ' +

@@ -1,10 +1,42 @@
 /**
- * The document's overview: every point that the seed specification leaves open, and what
- * plantstore does about it, so a client can rely on it without reading the code.
+ * The document's overview: a short lead with the Authorize hint, then, collapsed so the
+ * operations and Authorize stay on the first screen, every rule a client can rely on
+ * without reading the code, and the Error answer of each status.
  */
 import { READ, WRITE } from '../../auth/principal.js';
+import { examples, type ErrorExamples } from './error-examples.js';
 
-export const DESCRIPTION = `A plant store: create, list and delete plants over HTTP with JSON bodies, behind bearer authentication.
+/** Every status an Error can carry, with its examples; all from the real error list. */
+function errorTable(bodyLimit: number): string {
+  const all: ErrorExamples[] = [
+    examples.listBadQuery,
+    examples.createBadBody,
+    examples.unauthorized,
+    examples.forbiddenWrite,
+    examples.routeNotFound,
+    examples.plantNotFound,
+    examples.methodNotAllowed,
+    examples.conflict,
+    examples.bodyTooLarge(bodyLimit),
+    examples.unsupportedMediaType,
+    examples.rateLimited,
+    examples.internal,
+    examples.unavailable,
+  ];
+  const lines = ['| Status | When | Body |', '| --- | --- | --- |'];
+  for (const group of all) {
+    for (const { summary, value } of Object.values(group)) lines.push(`| ${value.error} | ${summary} | \`${JSON.stringify(value)}\` |`);
+  }
+  return lines.join('\n');
+}
+
+/** The overview; `bodyLimit` is this server's BODY_LIMIT in bytes, as the 413 example says it. */
+export function description(bodyLimit: number): string {
+  return `Press **Authorize**, paste a token from \`plantstore token create\`, and try the operations below; the page keeps the
+token in this browser until you log out.
+
+<details>
+<summary>How the service behaves: authentication, ownership, guarantees, errors, HTTP details</summary>
 
 ## Authentication
 
@@ -24,7 +56,7 @@ Every plant belongs to one owner (the user of the API token that created it, or 
 sees and deletes only its owner's plants. Ids are unique per owner; another owner's plant answers exactly like an
 absent one (404 on DELETE, absent from GET). All tokens of one user share that user's plants.
 
-## Behaviour the seed leaves open
+## Guarantees and rules
 
 - POST answers 200 (not 201) with a \`Location\` header. Repeating a create with the same id, name and tag is safe
   and answers 200 again; the same id with a different name or tag is a 409.
@@ -44,11 +76,20 @@ absent one (404 on DELETE, absent from GET). All tokens of one user share that u
 
 - Every response carries \`X-Request-Id\`: the client's own value when it matches \`^[A-Za-z0-9._:-]{1,128}$\`,
   otherwise a fresh id.
+- Every response carries \`X-Content-Type-Options: nosniff\` and \`Cache-Control: no-store\`, except the files of this
+  page under \`/docs/\`, which may be cached for an hour.
 - Every path that answers GET also answers HEAD (same status and headers, no body), and every known path answers
   OPTIONS with 204 and \`Allow\`. CORS headers are sent only to origins listed in the \`CORS_ORIGINS\` setting.
 - A path that does not exist answers 404 and a method that a path does not list answers 405 (see
-  \`components/responses\`), whatever the token.
+  the error answers below), whatever the token.
 - Request headers must arrive within 30 s and the whole request within 30 s, or the connection gets 408 or is closed.
   What the HTTP parser itself rejects may get a bare 400.
 - Paths carry no version prefix; this document's version is the interface version.
+
+## Error answers
+
+${errorTable(bodyLimit)}
+
+</details>
 `;
+}

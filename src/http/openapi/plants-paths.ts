@@ -1,10 +1,11 @@
 /** The /plants operations as the routes in http/plants-routes.ts perform them. */
 import { READ, WRITE } from '../../auth/principal.js';
 import { errorResponse, ref, withRequestId } from './components.js';
+import { examples } from './error-examples.js';
 import type { OperationObject, PathItemObject, ResponseObject } from './types.js';
 
 const TAGS = ['plants'];
-/** A plant as shown: the seed's Plant by default, the members `fields` asks for otherwise. */
+/** A plant as shown: the Plant schema by default, the members `fields` asks for otherwise. */
 const PLANT_VIEW = { anyOf: [ref('schemas', 'Plant'), ref('schemas', 'PlantFields')] };
 const REQUEST_ID = ref('parameters', 'X-Request-Id');
 
@@ -17,14 +18,16 @@ function bearer(scope: string): Record<string, string[]>[] {
   return [{ bearerAuth: [scope] }];
 }
 
-/** The responses every /plants operation can give besides its own. */
-const common: Record<string, ResponseObject | { $ref: string }> = {
-  401: ref('responses', 'Unauthorized'),
-  403: ref('responses', 'Forbidden'),
-  429: ref('responses', 'TooManyRequests'),
-  500: ref('responses', 'InternalError'),
-  503: ref('responses', 'Unavailable'),
-};
+/** The responses every /plants operation needing this scope can give besides its own. */
+function common(scope: string): Record<string, ResponseObject | { $ref: string }> {
+  return {
+    401: ref('responses', 'Unauthorized'),
+    403: ref('responses', scope === READ ? 'ForbiddenRead' : 'ForbiddenWrite'),
+    429: ref('responses', 'TooManyRequests'),
+    500: ref('responses', 'InternalError'),
+    503: ref('responses', 'Unavailable'),
+  };
+}
 
 function createPlant(bodyLimit: BodyLimitNote): OperationObject {
   return {
@@ -57,12 +60,14 @@ function createPlant(bodyLimit: BodyLimitNote): OperationObject {
         400,
         'The body is not one JSON object (not JSON, an array, a scalar, empty, invalid UTF-8, a duplicate key) or ' +
           'breaks a NewPlant field rule.',
+        examples.createBadBody,
       ),
-      ...common,
-      409: errorResponse(409, 'The caller already has a plant with this id and a different name or tag; nothing changed.'),
+      ...common(WRITE),
+      409: errorResponse(409, 'The caller already has a plant with this id and a different name or tag; nothing changed.', examples.conflict),
       413: errorResponse(
         413,
         `The body is larger than the BODY_LIMIT setting (${bodyLimit.configured ? `${bodyLimit.bytes} bytes on this server` : `default ${bodyLimit.bytes} bytes`}).`,
+        examples.bodyTooLarge(bodyLimit.bytes),
       ),
       415: ref('responses', 'UnsupportedMediaType'),
     },
@@ -88,8 +93,12 @@ const listPlants: OperationObject = {
       headers: withRequestId('Link'),
       content: { 'application/json': { schema: { type: 'array', items: PLANT_VIEW } } },
     },
-    400: errorResponse(400, '`limit`, `after`, `tag` or `fields` is malformed, out of range, empty or repeated, or the query has another parameter.'),
-    ...common,
+    400: errorResponse(
+      400,
+      '`limit`, `after`, `tag` or `fields` is malformed, out of range, empty or repeated, or the query has another parameter.',
+      examples.listBadQuery,
+    ),
+    ...common(READ),
   },
 };
 
@@ -108,9 +117,13 @@ const getPlant: OperationObject = {
       headers: withRequestId(),
       content: { 'application/json': { schema: PLANT_VIEW } },
     },
-    400: errorResponse(400, 'The id is not a decimal int64, or `fields` is malformed, or the query has another parameter.'),
-    ...common,
-    404: errorResponse(404, 'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.'),
+    400: errorResponse(400, 'The id is not a decimal int64, or `fields` is malformed, or the query has another parameter.', examples.badId),
+    ...common(READ),
+    404: errorResponse(
+      404,
+      'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.',
+      examples.plantNotFound,
+    ),
   },
 };
 
@@ -126,9 +139,13 @@ const deletePlant: OperationObject = {
   parameters: [ref('parameters', 'id'), REQUEST_ID],
   responses: {
     204: { description: 'Deleted; no body.', headers: withRequestId() },
-    400: errorResponse(400, 'The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/).'),
-    ...common,
-    404: errorResponse(404, 'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.'),
+    400: errorResponse(400, 'The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/).', examples.badId),
+    ...common(WRITE),
+    404: errorResponse(
+      404,
+      'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.',
+      examples.plantNotFound,
+    ),
   },
 };
 

@@ -1,8 +1,9 @@
 /**
- * The document's schemas: the seed's Plant, NewPlant and Error, with the limits that
+ * The document's schemas: Plant, NewPlant and Error as specified, with the limits that
  * plantstore enforces. Lengths come from the plant rules themselves, never retyped.
  */
 import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from '../../plants/plant.js';
+import { examples } from './error-examples.js';
 import type { JsonSchema } from './types.js';
 
 /** The characters a name or tag may not contain: C0 controls and DEL. */
@@ -95,6 +96,6 @@ export const schemas: Record<string, JsonSchema> = {
       },
     },
     additionalProperties: false,
-    examples: [{ error: 404, message: 'No plant with this id exists.' }],
+    examples: [examples.plantNotFound.plantNotFound.value],
   },
 };

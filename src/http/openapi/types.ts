@@ -15,8 +15,15 @@ export interface HeaderObject {
   schema: JsonSchema;
 }
 
+/** An Example Object: a named example of a body. */
+export interface ExampleObject {
+  summary: string;
+  value: unknown;
+}
+
 export interface MediaTypeObject {
   schema?: JsonSchema;
+  examples?: Record<string, ExampleObject>;
 }
 
 export interface ResponseObject {

@@ -1,0 +1,63 @@
+/**
+ * Example Error bodies for the document, each made by the code that answers it (the error
+ * list, the query and plant checks), so an example always shows the message a client gets.
+ */
+import { READ, WRITE } from '../../auth/principal.js';
+import { ApiError, errors } from '../../errors.js';
+import { PlantValidationError, toNewPlant } from '../../plants/plant.js';
+import { parseJson } from '../../util/strict-json.js';
+import { parseListParams, parsePlantId } from '../plant-query.js';
+
+/** An OpenAPI Example Object holding an Error body. */
+export interface ErrorExample {
+  summary: string;
+  value: { error: number; message: string };
+}
+
+export type ErrorExamples = Record<string, ErrorExample>;
+
+function example(summary: string, error: ApiError): ErrorExample {
+  return { summary, value: { error: error.status, message: error.message } };
+}
+
+/** The ApiError that `check` throws; a check that passes is a mistake in this file. */
+function thrownBy(check: () => unknown): ApiError {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    if (error instanceof PlantValidationError) return errors.badRequest(error.message);
+    throw error;
+  }
+  throw new Error('an example check did not fail');
+}
+
+export const examples = {
+  createBadBody: {
+    missingName: example('POST /plants with a body without a name', thrownBy(() => toNewPlant(parseJson('{"id":7}')))),
+    fractionId: example('POST /plants with the id 7.5', thrownBy(() => toNewPlant(parseJson('{"id":7.5,"name":"Fern"}')))),
+  },
+  listBadQuery: {
+    badLimit: example('GET /plants?limit=-1', thrownBy(() => parseListParams('limit=-1'))),
+    unknownParameter: example('GET /plants?sort=name', thrownBy(() => parseListParams('sort=name'))),
+  },
+  badId: { badId: example('The id seven in the path', thrownBy(() => parsePlantId('seven'))) },
+  unauthorized: {
+    missing: example('No Authorization header', errors.missingCredentials()),
+    invalid: example('An unknown, revoked or expired token', errors.invalidToken()),
+  },
+  forbiddenRead: { readScope: example(`A token without ${READ}`, errors.insufficientScope(READ)) },
+  forbiddenWrite: { writeScope: example(`A read-only token (no ${WRITE})`, errors.insufficientScope(WRITE)) },
+  plantNotFound: { plantNotFound: example('A plant id the caller does not have', errors.plantNotFound()) },
+  routeNotFound: { routeNotFound: example('A path that does not exist', errors.routeNotFound()) },
+  methodNotAllowed: { methodNotAllowed: example('POST /plants/7', errors.methodNotAllowed(['GET', 'HEAD', 'DELETE', 'OPTIONS'])) },
+  conflict: { conflict: example('The same id with another name', errors.plantConflict()) },
+  bodyTooLarge: (limit: number): ErrorExamples => ({ bodyTooLarge: example('A body over BODY_LIMIT', errors.bodyTooLarge(limit)) }),
+  unsupportedMediaType: {
+    mediaType: example('Content-Type: text/plain', errors.unsupportedMediaType()),
+    encoding: example('Content-Encoding: gzip', errors.unsupportedContentEncoding()),
+  },
+  rateLimited: { rateLimited: example('An owner over RATE_LIMIT', errors.rateLimited(1)) },
+  unavailable: { unavailable: example('The database does not answer', errors.unavailable()) },
+  internal: { internal: example('An unexpected failure', errors.internal()) },
+} as const;
