@@ -67,32 +67,35 @@ function answerDivertedRequests(server: Server): void {
 }
 
 /**
- * Answers parser errors with an Error body. When the bytes that failed follow a request whose
- * answer is still being written (pipelined junk, a body sent without framing), that answer goes
- * first and the Error follows it.
+ * Answers parser errors with an Error body. When the bytes that failed follow a complete
+ * request whose answer is still being written (pipelined junk, a body sent without framing),
+ * that answer goes first and the Error follows it. A request cut short by the error can never
+ * be answered: its connection is closed, as node does by default.
  */
 export function answerClientErrors(server: Server): void {
   answerDivertedRequests(server);
-  const inFlight = new WeakMap<Duplex, ServerResponse>();
-  server.on('request', (req, res: ServerResponse) => {
-    inFlight.set(req.socket, res);
+  const inFlight = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    inFlight.set(req.socket, { req, res });
     res.once('close', () => {
-      if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
+      if (inFlight.get(req.socket)?.res === res) inFlight.delete(req.socket);
     });
   });
   server.on('clientError', (error: ParserError, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    const busy = inFlight.get(socket);
+    if (error.code === 'ECONNRESET' || !socket.writable || (busy !== undefined && !busy.req.complete)) {
       socket.destroy();
       return;
     }
     const answer = clientErrorAnswer(error);
-    const busy = inFlight.get(socket);
-    if (busy === undefined || busy.writableFinished) socket.end(answer);
-    else {
-      busy.once('finish', () => socket.end(answer));
-      busy.once('close', () => {
-        if (!busy.writableFinished) socket.destroy();
-      });
+    if (busy === undefined || busy.res.writableFinished) {
+      socket.end(answer);
+      return;
     }
+    const { res } = busy;
+    res.once('finish', () => socket.end(answer));
+    res.once('close', () => {
+      if (!res.writableFinished) socket.destroy();
+    });
   });
 }
