@@ -23,7 +23,7 @@ function answerFor(error: ParserError): { status: number; reason: string; messag
 }
 
 /** The raw bytes of the answer to a request the parser rejected. */
-export function clientErrorAnswer(error: ParserError): string {
+function clientErrorAnswer(error: ParserError): string {
   const { status, reason, message } = answerFor(error);
   return rawError(status, reason, message);
 }
