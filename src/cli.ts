@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { expiryAfter, issueToken, parseDuration } from './auth/api-tokens.js';
-import { UserNameError, normalizeUserName } from './auth/user-name.js';
+import { UserNameError, normalizeUserName, shownUserName } from './auth/user-name.js';
 import { CommanderError, UsageError, USAGE_EXIT_CODE, commanderExitCode, configureUsageErrors, withDefaultCommand } from './cli/usage.js';
 import { StoreUnavailableError } from './errors.js';
 import { SETTINGS, SettingError, loadSettings, type Settings } from './settings.js';
@@ -132,7 +132,7 @@ settingOptions(
   }
   const rows = [['ID', 'USER', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'REVOKED']];
   for (const t of tokens) {
-    rows.push([t.id, t.user, t.scopes.join(' '), iso(t.createdAt), iso(t.expiresAt), iso(t.lastUsedAt), iso(t.revokedAt)]);
+    rows.push([t.id, shownUserName(t.user), t.scopes.join(' '), iso(t.createdAt), iso(t.expiresAt), iso(t.lastUsedAt), iso(t.revokedAt)]);
   }
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
   for (const row of rows) process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()}\n`);

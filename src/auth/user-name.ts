@@ -40,3 +40,22 @@ export function normalizeUserName(raw: string): string {
   if (invisible !== null) throw new UserNameError(`it contains ${codePoint(invisible[0])}, an invisible or control character`);
   return name;
 }
+
+/**
+ * A stored user name as `token list` shows it: as it is when it follows the rules, otherwise
+ * quoted with every invisible character escaped, so names stored before these rules (` admin`)
+ * cannot pass for another.
+ */
+export function shownUserName(name: string): string {
+  try {
+    if (normalizeUserName(name) === name) return name;
+  } catch {
+    // shown escaped below
+  }
+  let shown = '';
+  for (const character of name) {
+    const escaped = !character.isWellFormed() || INVISIBLE.test(character) || character === '"' || character === '\\';
+    shown += escaped ? `\\u{${(character.codePointAt(0) ?? 0).toString(16)}}` : character;
+  }
+  return `"${shown}"`;
+}

@@ -1,7 +1,7 @@
 /** User names as a person reads them: NFC, no white space at the ends, nothing invisible. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { UserNameError, normalizeUserName } from '../../src/auth/user-name.js';
+import { UserNameError, normalizeUserName, shownUserName } from '../../src/auth/user-name.js';
 
 describe('normalizeUserName', () => {
   test('keeps ordinary names, inner spaces, non-Latin scripts and emoji', () => {
@@ -42,4 +42,18 @@ describe('normalizeUserName', () => {
       assert.throws(() => normalizeUserName(name), (error: unknown) => error instanceof UserNameError && message.test(error.message));
     });
   }
+});
+
+describe('shownUserName (token list)', () => {
+  test('a name that follows the rules is shown as it is', () => {
+    assert.equal(shownUserName('Ada Lovelace'), 'Ada Lovelace');
+  });
+
+  test('a name stored before the rules is quoted, its invisible characters escaped', () => {
+    assert.equal(shownUserName(' admin'), '" admin"');
+    assert.equal(shownUserName('ad\u200bmin'), '"ad\\u{200b}min"');
+    assert.equal(shownUserName('admin\t'), '"admin\\u{9}"');
+    assert.equal(shownUserName('e\u0301'), '"e\u0301"', 'not NFC: quoted, so it cannot pass for the composed é');
+    assert.equal(shownUserName('a"\ud800'), '"a\\u{22}\\u{d800}"');
+  });
 });

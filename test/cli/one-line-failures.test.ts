@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
+import { issueToken } from '../../src/auth/api-tokens.js';
+import { loadSettings } from '../../src/settings.js';
+import { openStore } from '../../src/store/open-store.js';
 import { runCli, type CliResult } from '../helpers/process.js';
 import { tempDir, uniqueName } from '../helpers/server.js';
 import { unprivileged } from '../helpers/unprivileged.js';
@@ -63,6 +66,18 @@ describe('token create refuses what would fool a person, in one line', () => {
     const listed = JSON.parse((await runCli(['token', 'list', '--json', '--database-url', databaseUrl])).stdout) as { user: string }[];
     assert.deepEqual(listed.map((token) => token.user), ['jos\u00e9']);
   });
+});
+
+test('token list quotes a user name stored before the rules, so it cannot pass for another', async (t) => {
+  const databaseUrl = sqlite(t);
+  const store = await openStore(loadSettings({}, { databaseUrl }));
+  await issueToken(store, { user: ' admin' });
+  await issueToken(store, { user: 'admin' });
+  await store.close();
+  const table = await runCli(['token', 'list', '--database-url', databaseUrl]);
+  assert.equal(table.code, 0, table.stderr);
+  const users = table.stdout.trimEnd().split('\n').slice(1).map((row) => row.split(/ {2,}/)[1]);
+  assert.deepEqual(users.sort(), ['" admin"', 'admin']);
 });
 
 describe('any CLI failure is one line', () => {
