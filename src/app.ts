@@ -14,19 +14,22 @@ import { opsRoutes } from './http/ops-routes.js';
 import { plantRoutes } from './http/plants-routes.js';
 import type { ResponseBatcher } from './http/response-batcher.js';
 import { sendError, startResponse, toApiError } from './http/respond.js';
-import { RateLimiter } from './http/rate-limit.js';
+import { rateLimitHeader, type OwnerRateLimiter } from './http/rate-limit.js';
 import { Router, type Match } from './http/router.js';
+import { StreamAdmission } from './http/stream-admission.js';
 import type { Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import type { Store } from './store/store.js';
 import { andThen, type MaybePromise } from './util/maybe-promise.js';
 
 export interface AppParts {
-  settings: Pick<Settings, 'bodyLimit' | 'corsOrigins' | 'rateLimit'>;
+  settings: Pick<Settings, 'bodyLimit' | 'corsOrigins' | 'streamsPerOwner' | 'streamsPerProcess' | 'streamDeadlineMs'>;
   store: Store;
   authenticator: Authenticator;
   logger: Logger;
   metrics: Metrics;
+  /** Counts each owner's requests on the routes that need a token (RATE_LIMIT); none when off. */
+  rateLimiter?: OwnerRateLimiter;
   /** Holds responses to the end of the turn (RESPONSE_BATCHING); without it each is sent at once. */
   responses?: ResponseBatcher;
 }
@@ -46,11 +49,12 @@ function originForm(target: string): string {
 }
 
 export function buildApp(parts: AppParts): RequestListener {
-  const { store, authenticator, logger, metrics, responses } = parts;
+  const { store, authenticator, logger, metrics, responses, rateLimiter } = parts;
   const corsOrigins = new Set(parts.settings.corsOrigins);
-  const rateLimiter = parts.settings.rateLimit === undefined ? undefined : new RateLimiter(parts.settings.rateLimit);
   const router = new Router();
-  const plants = plantRoutes(store, parts.settings.bodyLimit);
+  const { settings } = parts;
+  const admission = new StreamAdmission({ perOwner: settings.streamsPerOwner, perProcess: settings.streamsPerProcess });
+  const plants = plantRoutes(store, settings.bodyLimit, { admission, deadlineMs: settings.streamDeadlineMs });
   router.add('/plants', plants.collection);
   router.add('/plants/{id}', plants.item);
   for (const [template, operations] of Object.entries(opsRoutes(store, metrics, parts.settings.bodyLimit))) router.add(template, operations);
@@ -93,9 +97,13 @@ export function buildApp(parts: AppParts): RequestListener {
     if (operation.scope === undefined) return operation.handle(ctx);
     const { handle } = operation;
     return andThen(authenticator.authorize(ctx.req.headers.authorization, operation.scope), (principal) => {
-      const waitSeconds = rateLimiter?.take(principal.owner) ?? 0;
-      if (waitSeconds > 0) throw errors.rateLimited(waitSeconds);
-      return handle(ctx, principal);
+      if (rateLimiter === undefined) return handle(ctx, principal);
+      return rateLimiter.consume(principal.owner).then((decision) => {
+        ctx.res.setHeader('ratelimit-policy', rateLimiter.policyHeader);
+        ctx.res.setHeader('ratelimit', rateLimitHeader(decision));
+        if (!decision.allowed) throw errors.rateLimited(decision.resetSeconds);
+        return handle(ctx, principal);
+      });
     });
   }
 

@@ -53,6 +53,16 @@ export const errors = {
     new ApiError(415, 'The request body must be sent uncompressed; Content-Encoding is not supported.'),
   rateLimited: (retryAfterSeconds: number) =>
     new ApiError(429, 'Too many requests for this owner; wait before trying again.', { 'retry-after': String(retryAfterSeconds) }),
+  tooManyStreams: (perOwner: number, retryAfterSeconds: number) =>
+    new ApiError(
+      429,
+      `This owner already has ${perOwner} streamed lists open; finish one, or page with limit, before starting another.`,
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
+  streamsBusy: (retryAfterSeconds: number) =>
+    new ApiError(503, 'The server is streaming as many lists as it can right now; try again shortly, or page with limit.', {
+      'retry-after': String(retryAfterSeconds),
+    }),
   unavailable: (message = 'The service cannot reach its database right now; try again shortly.', retryAfterSeconds = 1) =>
     new ApiError(503, message, { 'retry-after': String(retryAfterSeconds) }),
   internal: () => new ApiError(500, 'The server failed unexpectedly; the failure has been logged.'),

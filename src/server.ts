@@ -9,6 +9,7 @@ import { issueToken } from './auth/api-tokens.js';
 import { buildAuthenticator } from './auth/build-authenticator.js';
 import { answerClientErrors } from './http/client-error.js';
 import { Metrics } from './http/metrics.js';
+import { createRateLimiter } from './http/rate-limit.js';
 import { ResponseBatcher } from './http/response-batcher.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
@@ -63,10 +64,16 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     registry: metrics.registry,
     onConnectionError: (err) => logger.warn({ err }, 'a database connection broke; the next query reconnects'),
     onWriteBatch: (size, seconds) => metrics.observeWriteBatch(size, seconds),
+    streamConnections: settings.streamsPerProcess,
   });
 
   const responses = settings.responseBatching ? new ResponseBatcher(endOfTurn) : undefined;
-  const app = buildApp({ settings, store, authenticator: buildAuthenticator(settings, store, logger), logger, metrics, responses });
+  const rateLimiter =
+    settings.rateLimit === undefined
+      ? undefined
+      : createRateLimiter({ limit: settings.rateLimit, redisUrl: settings.redisUrl, redisKeyPrefix: settings.redisKeyPrefix, logger });
+  const authenticator = buildAuthenticator(settings, store, logger);
+  const app = buildApp({ settings, store, authenticator, logger, metrics, responses, rateLimiter });
   const server = createServer(
     {
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -81,6 +88,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   );
   answerClientErrors(server);
   try {
+    await rateLimiter?.started;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(settings.port, settings.host, () => {
@@ -92,6 +100,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
   } catch (error) {
     server.close();
+    await rateLimiter?.close();
     await store.close();
     throw error;
   }
@@ -109,6 +118,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
       await drained;
       clearTimeout(force);
+      await rateLimiter?.close();
       await store.close();
       logger.info('plantstore stopped');
       logger.flush();

@@ -26,6 +26,11 @@ export interface Settings {
   rateLimit: RateLimit | undefined;
   workers: number;
   responseBatching: boolean;
+  streamsPerOwner: number;
+  streamsPerProcess: number;
+  streamDeadlineMs: number;
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
 }
 
 /** Requests allowed per owner per window (also the burst size). */
@@ -96,6 +101,18 @@ export function parseRateLimit(text: string): RateLimit {
   return { requests: Number(match[1]), windowMs: Number(match[2] ?? '1') * unit };
 }
 
+/** Parses a duration such as `30s`, `5m` or `1h` into milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^([1-9][0-9]{0,5})([smh])$/.exec(text);
+  if (match === null) throw new Error('must look like 30s, 5m or 1h');
+  return Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[match[2] as 's' | 'm' | 'h'];
+}
+
+function redisUrl(raw: string): string {
+  if (!/^rediss?:\/\/[^/]/.test(raw) || !URL.canParse(raw)) throw new Error('must be redis://host:port or rediss://…');
+  return raw;
+}
+
 function databaseUrl(raw: string): string {
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
   if (/^postgres(ql)?:\/\//.test(raw)) return raw;
@@ -163,9 +180,14 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
     env: 'RATE_LIMIT',
     flag: 'rate-limit',
     default: '',
-    doc: 'requests per owner per window, e.g. 100/1s (off by default; per instance)',
+    doc: 'requests per owner per window, e.g. 100/1s (off by default; per process unless REDIS_URL is set)',
     parse: optional(parseRateLimit),
   },
+  { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis-url', default: '', doc: 'Redis that holds the RATE_LIMIT counters for all processes and instances', parse: optional(redisUrl) },
+  { key: 'redisKeyPrefix', env: 'REDIS_KEY_PREFIX', flag: 'redis-key-prefix', default: 'plantstore:ratelimit', doc: "prefix of plantstore's keys in Redis", parse: nonEmpty },
+  { key: 'streamsPerOwner', env: 'STREAMS_PER_OWNER', flag: 'streams-per-owner', default: '4', doc: 'streamed lists (GET /plants without limit) one owner may have open at once; past it 429', parse: integer(1, 1000) },
+  { key: 'streamsPerProcess', env: 'STREAMS_PER_PROCESS', flag: 'streams-per-process', default: '32', doc: 'streamed lists one process serves at once; past it 503', parse: integer(1, 10000) },
+  { key: 'streamDeadlineMs', env: 'STREAM_DEADLINE', flag: 'stream-deadline', default: '5m', doc: 'longest a streamed list may take, however fast it is read, e.g. 5m', parse: parseDuration },
   { key: 'workers', env: 'WORKERS', flag: 'workers', default: '1', doc: 'processes serving one port (node cluster)', parse: integer(1, 256) },
   {
     key: 'responseBatching',

@@ -350,11 +350,13 @@ export interface components {
                 };
             };
         };
-        /** @description Only when the RATE_LIMIT setting is on (it is off by default): this owner used up its requests for now. Counted per owner and per instance, after authentication. */
+        /** @description This owner used up its requests for now: only when the RATE_LIMIT setting is on (it is off by default); counted per owner after authentication, for the whole service with REDIS_URL, else per process. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -415,6 +417,10 @@ export interface components {
         Allow: string;
         /** @description Seconds to wait before retrying; the service recovers by itself when its database is back. */
         "Retry-After": string;
+        /** @description Only when the RATE_LIMIT setting is on: the quota policy, as draft-ietf-httpapi-ratelimit-headers defines it. `"owner";q=<requests>;w=<window in seconds>`: each owner may make q requests per fixed window of w seconds. Sent on every answer of an operation that needs a token, once the token is accepted. */
+        "RateLimit-Policy": string;
+        /** @description Only when the RATE_LIMIT setting is on: what is left of the quota after this request, as draft-ietf-httpapi-ratelimit-headers defines it. `"owner";r=<requests left>;t=<seconds until the window ends and the quota is whole again>`. Counted for the whole service when the server uses Redis (REDIS_URL), else per process. */
+        RateLimit: string;
     };
     pathItems: never;
 }
@@ -446,6 +452,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -467,9 +475,37 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenRead"];
-            429: components["responses"]["TooManyRequests"];
+            /** @description RATE_LIMIT is on and this owner used up its requests (as on every operation), or, without `limit` or with one over 1000, this owner already has STREAMS_PER_OWNER streamed lists open (default 4). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        error?: 429;
+                    };
+                };
+            };
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            /** @description The database cannot answer now (as on every operation), or, for a streamed list, the server is already streaming as many as it allows (STREAMS_PER_PROCESS, or its share of the PostgreSQL pool). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        error?: 503;
+                    };
+                };
+            };
         };
     };
     createPlant: {
@@ -494,6 +530,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Location: components["headers"]["Location"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -569,6 +607,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -627,6 +667,8 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -1,5 +1,6 @@
 /** POST /plants, GET /plants, GET and DELETE /plants/{id}: HTTP in, domain rules, store out. */
 import type { ServerResponse } from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { READ, WRITE, type Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
 import { PlantValidationError, plantJson, toNewPlant, type PlantFields, type StoredPlant } from '../plants/plant.js';
@@ -10,10 +11,11 @@ import type { RequestContext } from './context.js';
 import { nextLink, parseItemFields, parseListParams, parsePlantId, type ListParams } from './plant-query.js';
 import { JSON_TYPE, sendEmpty, sendJson, startResponse } from './respond.js';
 import type { Operation } from './router.js';
+import type { StreamAdmission } from './stream-admission.js';
 
 /** Pages up to this size are read in one query; larger lists stream from a snapshot. */
 const BUFFERED_PAGE_MAX = 1000;
-const STREAM_CHUNK = 1000;
+const STREAM_CHUNK = 250;
 
 /**
  * A client that reads nothing of a streamed list for this long is cut off: it would otherwise
@@ -52,7 +54,13 @@ function writable(res: ServerResponse): Promise<void> {
   });
 }
 
-export function plantRoutes(store: PlantStore, bodyLimit: number) {
+export interface StreamPolicy {
+  admission: StreamAdmission;
+  /** A stream still running after this is cut, however fast its client reads. */
+  deadlineMs: number;
+}
+
+export function plantRoutes(store: PlantStore, bodyLimit: number, streams: StreamPolicy) {
   async function createPlant(ctx: RequestContext, { owner }: Principal): Promise<void> {
     const body = await readJsonBody(ctx.req, bodyLimit);
     let plant: StoredPlant;
@@ -75,10 +83,21 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
     return andThen(store.listPlants(owner, { ...params, limit }), (page) => sendPage(ctx, page, params, limit));
   }
 
-  /** Writes the list chunk by chunk, waiting for the client to drain, so memory stays flat. */
+  /**
+   * Writes the list chunk by chunk, waiting for the client to drain, so memory stays flat; and
+   * gives other requests a turn between chunks, so a fast reader cannot hold the event loop.
+   */
   async function streamPlants(ctx: RequestContext, owner: string, params: ListParams): Promise<void> {
     const { res } = ctx;
-    const stream = await store.streamPlants(owner, params);
+    const release = streams.admission.admit(owner);
+    let stream;
+    try {
+      stream = await store.streamPlants(owner, params);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const deadline = setTimeout(() => res.destroy(), streams.deadlineMs);
     try {
       startResponse(ctx, 200);
       res.setHeader('content-type', JSON_TYPE);
@@ -96,6 +115,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
         if (chunk.length === 0 || res.destroyed) break;
         const text = plantsJson(chunk, params.fields);
         if (!res.write(first ? text : ',' + text)) await writable(res);
+        else await nextTurn();
         first = false;
       }
       if (!res.destroyed) res.end(']');
@@ -104,7 +124,12 @@ export function plantRoutes(store: PlantStore, bodyLimit: number) {
       res.destroy(error as Error);
       throw error;
     } finally {
-      await stream.close();
+      clearTimeout(deadline);
+      try {
+        await stream.close();
+      } finally {
+        release();
+      }
     }
   }
 

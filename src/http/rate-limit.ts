@@ -1,51 +1,153 @@
 /**
- * Optional per-owner rate limiting (RATE_LIMIT, off by default): a token bucket per owner in
- * this process. With N instances the whole service allows N times the rate; a global limit
- * belongs in the load balancer or gateway.
+ * Optional per-owner rate limiting (RATE_LIMIT, off by default), counted by rate-limiter-flexible
+ * in fixed windows. With REDIS_URL the counters live in Redis, so the limit holds for the whole
+ * service, across --workers and instances. When Redis cannot answer, each process counts on its
+ * own (the library's insurance limiter) until Redis is back: the service keeps serving, and says
+ * so once. Without REDIS_URL each process counts on its own.
  */
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Logger } from '../logger.js';
 import type { RateLimit } from '../settings.js';
 
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
+/** A command to a Redis that went silent gives up after this, and the process counts on its own. */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+const REDIS_CONNECT_TIMEOUT_MS = 1_000;
+const REDIS_RECONNECT_MAX_MS = 2_000;
+/** After Redis failed a request, the next ones count locally for this long before Redis is tried again. */
+const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;
+/** The policy's name in the RateLimit and RateLimit-Policy headers. */
+const POLICY = '"owner"';
+
+/** What one request took from its owner's quota. */
+export interface RateDecision {
+  allowed: boolean;
+  /** Requests left in this window after this one. */
+  remaining: number;
+  /** Seconds until the window ends and the quota is whole again. */
+  resetSeconds: number;
 }
 
-const PRUNE_ABOVE = 10_000;
+export interface OwnerRateLimiter {
+  /** The RateLimit-Policy header value (draft-ietf-httpapi-ratelimit-headers): `"owner";q=100;w=60`. */
+  readonly policyHeader: string;
+  /** Resolves once Redis first answered or failed (at most a connect timeout), so the first requests count where the rest do. */
+  readonly started: Promise<void>;
+  consume(owner: string): Promise<RateDecision>;
+  close(): Promise<void>;
+}
 
-export class RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
-  private readonly refillPerMs: number;
+/** The RateLimit header value for a decision: `"owner";r=37;t=12`. */
+export function rateLimitHeader(decision: RateDecision): string {
+  return `${POLICY};r=${decision.remaining};t=${decision.resetSeconds}`;
+}
 
+function decisionOf(result: RateLimiterRes, allowed: boolean): RateDecision {
+  return { allowed, remaining: Math.max(0, result.remainingPoints), resetSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)) };
+}
+
+/** The per-process counter Redis falls back to; tells `onUse` whenever it counts. */
+class FallbackCounter extends RateLimiterMemory {
   constructor(
-    private readonly limit: RateLimit,
-    private readonly now: () => number = Date.now,
+    options: ConstructorParameters<typeof RateLimiterMemory>[0],
+    private readonly onUse: () => void,
   ) {
-    this.refillPerMs = limit.requests / limit.windowMs;
+    super(options);
   }
 
-  /** Takes one request from the owner's bucket: 0 when allowed, else seconds until one is. */
-  take(owner: string): number {
-    const now = this.now();
-    let bucket = this.buckets.get(owner);
-    if (bucket === undefined) {
-      if (this.buckets.size >= PRUNE_ABOVE) this.prune(now);
-      bucket = { tokens: this.limit.requests, updatedAt: now };
-      this.buckets.set(owner, bucket);
-    } else {
-      bucket.tokens = Math.min(this.limit.requests, bucket.tokens + (now - bucket.updatedAt) * this.refillPerMs);
-      bucket.updatedAt = now;
-    }
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000));
+  override consume(...args: Parameters<RateLimiterMemory['consume']>): Promise<RateLimiterRes> {
+    this.onUse();
+    return super.consume(...args);
   }
+}
 
-  /** Forgets owners whose bucket has refilled: they would start full anyway. */
-  private prune(now: number): void {
-    for (const [owner, bucket] of this.buckets) {
-      if (bucket.tokens + (now - bucket.updatedAt) * this.refillPerMs >= this.limit.requests) this.buckets.delete(owner);
-    }
+export interface RateLimiterOptions {
+  limit: RateLimit;
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  logger: Logger;
+}
+
+interface Counter {
+  /** The limiter to count this request with. */
+  pick(): RateLimiterAbstract;
+  started: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Counts in Redis, falling back to `fallback` (this process) while Redis does not answer. After a
+ * fallback, requests skip Redis for a moment, so that a Redis gone silent (which ioredis still
+ * takes for connected) costs one request a command timeout now and then, not every request.
+ */
+function redisCounter(url: string, counting: { points: number; duration: number; keyPrefix: string }, logger: Logger): Counter {
+  const redis = new Redis(url, {
+    // Commands fail at once while disconnected, so requests never queue behind a lost Redis.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    retryStrategy: (attempt) => Math.min(attempt * 200, REDIS_RECONNECT_MAX_MS),
+  });
+  // 'starting' until Redis first answers or fails: counting locally meanwhile is not worth a warning.
+  let state: 'starting' | 'redis' | 'local' = 'starting';
+  let skipRedisUntil = 0;
+  const goLocal = (reason: string, always: boolean) => {
+    skipRedisUntil = Date.now() + REDIS_RETRY_AFTER_FAILURE_MS;
+    if (state === 'local' || (state === 'starting' && !always)) return;
+    state = 'local';
+    logger.warn({ reason }, 'Redis does not answer: RATE_LIMIT is counted per process until it is back');
+  };
+  redis.on('error', (error: Error) => goLocal(error.message, true));
+  redis.on('ready', () => {
+    if (state === 'local') logger.info('Redis answers again: RATE_LIMIT is counted in Redis');
+    state = 'redis';
+    skipRedisUntil = 0;
+  });
+  const fallback = new FallbackCounter(counting, () => goLocal('a command failed or timed out', false));
+  const inRedis = new RateLimiterRedis({ ...counting, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: fallback });
+  const started = new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      redis.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, REDIS_CONNECT_TIMEOUT_MS);
+    redis.on('ready', done);
+    redis.on('error', done);
+  });
+  return {
+    pick: () => (Date.now() < skipRedisUntil ? fallback : inRedis),
+    started,
+    close: async () => {
+      redis.disconnect();
+    },
+  };
+}
+
+export function createRateLimiter(options: RateLimiterOptions): OwnerRateLimiter {
+  const { limit } = options;
+  const windowSeconds = limit.windowMs / 1000;
+  const counting = { points: limit.requests, duration: windowSeconds, keyPrefix: options.redisKeyPrefix };
+  let counter: Counter;
+  if (options.redisUrl === undefined) {
+    const local = new RateLimiterMemory(counting);
+    counter = { pick: () => local, started: Promise.resolve(), close: async () => undefined };
+  } else {
+    counter = redisCounter(options.redisUrl, counting, options.logger);
   }
+  return {
+    policyHeader: `${POLICY};q=${limit.requests};w=${windowSeconds}`,
+    started: counter.started,
+    async consume(owner) {
+      try {
+        return decisionOf(await counter.pick().consume(owner), true);
+      } catch (error) {
+        if (error instanceof RateLimiterRes) return decisionOf(error, false);
+        throw error;
+      }
+    },
+    close: () => counter.close(),
+  };
 }

@@ -16,6 +16,8 @@ export interface StoreOptions {
   endOfTurn?: EndOfTurn;
   /** Told of each SQLite group commit: how many writes it held, and the seconds it took. */
   onWriteBatch?: (size: number, seconds: number) => void;
+  /** SQLite: most snapshot connections open at once for streamed lists (STREAMS_PER_PROCESS). */
+  streamConnections?: number;
 }
 
 /** Opens the store that DATABASE_URL names and applies pending migrations. */

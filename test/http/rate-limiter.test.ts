@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RateLimiter } from '../../src/http/rate-limit.js';
+import { pino } from 'pino';
+import { createRateLimiter, rateLimitHeader } from '../../src/http/rate-limit.js';
 import { parseRateLimit } from '../../src/settings.js';
 
 describe('RATE_LIMIT', () => {
@@ -11,14 +12,14 @@ describe('RATE_LIMIT', () => {
     for (const bad of ['', '100', '0/1s', '100/0s', '100/1d', '-1/1s', '1.5/1s']) assert.throws(() => parseRateLimit(bad), /must look like/);
   });
 
-  test('allows a burst of n per owner, then refills at n per window', () => {
-    let now = 0;
-    const limiter = new RateLimiter({ requests: 3, windowMs: 3000 }, () => now);
-    assert.deepEqual([limiter.take('a'), limiter.take('a'), limiter.take('a')], [0, 0, 0]);
-    assert.equal(limiter.take('a'), 1, 'the 4th request waits about a second');
-    assert.equal(limiter.take('b'), 0, 'owners have separate buckets');
-    now += 1000;
-    assert.equal(limiter.take('a'), 0);
-    assert.equal(limiter.take('a'), 1);
+  test('without Redis: n requests per owner per window, counted in this process', async (t) => {
+    const limiter = createRateLimiter({ limit: { requests: 3, windowMs: 60_000 }, redisUrl: undefined, redisKeyPrefix: 'test', logger: pino({ level: 'silent' }) });
+    t.after(() => limiter.close());
+    assert.equal(limiter.policyHeader, '"owner";q=3;w=60');
+    const decisions = [await limiter.consume('a'), await limiter.consume('a'), await limiter.consume('a'), await limiter.consume('a')];
+    assert.deepEqual(decisions.map((decision) => [decision.allowed, decision.remaining]), [[true, 2], [true, 1], [true, 0], [false, 0]]);
+    for (const decision of decisions) assert.ok(decision.resetSeconds >= 59 && decision.resetSeconds <= 60);
+    assert.equal((await limiter.consume('b')).allowed, true, 'owners have separate counts');
+    assert.equal(rateLimitHeader({ allowed: true, remaining: 37, resetSeconds: 12 }), '"owner";r=37;t=12');
   });
 });

@@ -48,7 +48,25 @@ export const headers: Record<string, HeaderObject> = {
     required: true,
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
+  'RateLimit-Policy': {
+    description:
+      'Only when the RATE_LIMIT setting is on: the quota policy, as draft-ietf-httpapi-ratelimit-headers defines it. ' +
+      '`"owner";q=<requests>;w=<window in seconds>`: each owner may make q requests per fixed window of w seconds. ' +
+      'Sent on every answer of an operation that needs a token, once the token is accepted.',
+    schema: { type: 'string', pattern: '^"owner";q=[0-9]+;w=[0-9]+$', examples: ['"owner";q=100;w=60'] },
+  },
+  RateLimit: {
+    description:
+      'Only when the RATE_LIMIT setting is on: what is left of the quota after this request, as ' +
+      'draft-ietf-httpapi-ratelimit-headers defines it. `"owner";r=<requests left>;t=<seconds until the window ' +
+      'ends and the quota is whole again>`. Counted for the whole service when the server uses Redis (REDIS_URL), ' +
+      'else per process.',
+    schema: { type: 'string', pattern: '^"owner";r=[0-9]+;t=[0-9]+$', examples: ['"owner";r=37;t=12'] },
+  },
 };
+
+/** The headers an operation that needs a token may carry when RATE_LIMIT is on. */
+export const RATE_LIMIT_HEADERS = ['RateLimit', 'RateLimit-Policy'] as const;
 
 /** A `$ref` to a component by kind and name. */
 export function ref(kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string): Reference {
@@ -171,10 +189,11 @@ export const responses: Record<string, ResponseObject> = {
   ),
   TooManyRequests: errorResponse(
     429,
-    'Only when the RATE_LIMIT setting is on (it is off by default): this owner used up its requests for now. ' +
-      'Counted per owner and per instance, after authentication.',
+    'This owner used up its requests for now: only when the RATE_LIMIT setting is on (it is off by default); ' +
+      'counted per owner after authentication, for the whole service with REDIS_URL, else per process.',
     examples.rateLimited,
     'Retry-After',
+    ...RATE_LIMIT_HEADERS,
   ),
   InternalError: errorResponse(
     500,

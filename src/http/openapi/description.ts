@@ -70,7 +70,11 @@ absent one (404 on DELETE, absent from GET). All tokens of one user share that u
 - An unexpected failure is a 500 with a generic message; a database that is down gives 503 with \`Retry-After\`, and
   the service recovers by itself when it is back.
 - Rate limiting is off unless the RATE_LIMIT setting is on; then an owner over its rate gets 429 with \`Retry-After\`
-  (checked right after authentication, before the body).
+  (checked right after authentication, before the body), and every answer past authentication carries
+  \`RateLimit-Policy\` and \`RateLimit\` (draft-ietf-httpapi-ratelimit-headers).
+- GET /plants without \`limit\` (or with one over 1000) streams: one owner may have STREAMS_PER_OWNER streams open at once (default 4, then
+  429), a server STREAMS_PER_PROCESS (default 32, then 503), both with \`Retry-After\`; a stream still running after
+  STREAM_DEADLINE (default 5 minutes), or whose client reads nothing for 30 s, is cut off. Page with \`limit\` to avoid both.
 
 ## HTTP details
 

@@ -7,6 +7,7 @@ import { ApiError, errors } from '../../errors.js';
 import { PlantValidationError, toNewPlant } from '../../plants/plant.js';
 import { parseJson } from '../../util/strict-json.js';
 import { parseListParams, parsePlantId } from '../plant-query.js';
+import { STREAM_RETRY_AFTER_SECONDS } from '../stream-admission.js';
 
 /** An OpenAPI Example Object holding an Error body. */
 export interface ErrorExample {
@@ -58,6 +59,8 @@ export const examples = {
     encoding: example('Content-Encoding: gzip', errors.unsupportedContentEncoding()),
   },
   rateLimited: { rateLimited: example('An owner over RATE_LIMIT', errors.rateLimited(1)) },
+  tooManyStreams: { tooManyStreams: example('An owner with STREAMS_PER_OWNER streamed lists open', errors.tooManyStreams(4, STREAM_RETRY_AFTER_SECONDS)) },
   unavailable: { unavailable: example('The database does not answer', errors.unavailable()) },
+  streamsBusy: { streamsBusy: example('The server streaming STREAMS_PER_PROCESS lists', errors.streamsBusy(STREAM_RETRY_AFTER_SECONDS)) },
   internal: { internal: example('An unexpected failure', errors.internal()) },
 } as const;

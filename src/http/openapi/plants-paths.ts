@@ -1,6 +1,6 @@
 /** The /plants operations as the routes in http/plants-routes.ts perform them. */
 import { READ, WRITE } from '../../auth/principal.js';
-import { errorResponse, ref, withRequestId } from './components.js';
+import { RATE_LIMIT_HEADERS, errorResponse, ref, withRequestId } from './components.js';
 import { examples } from './error-examples.js';
 import type { OperationObject, PathItemObject, ResponseObject } from './types.js';
 
@@ -53,7 +53,7 @@ function createPlant(bodyLimit: BodyLimitNote): OperationObject {
     responses: {
       200: {
         description: 'Created, or an identical retry of an earlier create: the plant as stored.',
-        headers: withRequestId('Location'),
+        headers: withRequestId('Location', ...RATE_LIMIT_HEADERS),
         content: { 'application/json': { schema: ref('schemas', 'Plant') } },
       },
       400: errorResponse(
@@ -90,7 +90,7 @@ const listPlants: OperationObject = {
   responses: {
     200: {
       description: 'The plants, in id order.',
-      headers: withRequestId('Link'),
+      headers: withRequestId('Link', ...RATE_LIMIT_HEADERS),
       content: { 'application/json': { schema: { type: 'array', items: PLANT_VIEW } } },
     },
     400: errorResponse(
@@ -99,6 +99,21 @@ const listPlants: OperationObject = {
       examples.listBadQuery,
     ),
     ...common(READ),
+    429: errorResponse(
+      429,
+      'RATE_LIMIT is on and this owner used up its requests (as on every operation), or, without `limit` or with ' +
+        'one over 1000, this owner already has STREAMS_PER_OWNER streamed lists open (default 4).',
+      { ...examples.rateLimited, ...examples.tooManyStreams },
+      'Retry-After',
+      ...RATE_LIMIT_HEADERS,
+    ),
+    503: errorResponse(
+      503,
+      'The database cannot answer now (as on every operation), or, for a streamed list, the server is already ' +
+        'streaming as many as it allows (STREAMS_PER_PROCESS, or its share of the PostgreSQL pool).',
+      { ...examples.unavailable, ...examples.streamsBusy },
+      'Retry-After',
+    ),
   },
 };
 
@@ -114,7 +129,7 @@ const getPlant: OperationObject = {
   responses: {
     200: {
       description: 'The plant.',
-      headers: withRequestId(),
+      headers: withRequestId(...RATE_LIMIT_HEADERS),
       content: { 'application/json': { schema: PLANT_VIEW } },
     },
     400: errorResponse(400, 'The id is not a decimal int64, or `fields` is malformed, or the query has another parameter.', examples.badId),
@@ -138,7 +153,7 @@ const deletePlant: OperationObject = {
   security: bearer(WRITE),
   parameters: [ref('parameters', 'id'), REQUEST_ID],
   responses: {
-    204: { description: 'Deleted; no body.', headers: withRequestId() },
+    204: { description: 'Deleted; no body.', headers: withRequestId(...RATE_LIMIT_HEADERS) },
     400: errorResponse(400, 'The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/).', examples.badId),
     ...common(WRITE),
     404: errorResponse(

@@ -16,6 +16,7 @@ import type { PoolStats } from './pool-metrics.js';
 import { toTokenRecord, type TokenRow } from '../token-row.js';
 import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
+import { StreamShare, streamShare } from './stream-share.js';
 
 /** pg_advisory_xact_lock key that serialises first-token creation: the ASCII of "plnttokn". */
 const FIRST_TOKEN_LOCK = '8100971276181400430';
@@ -25,11 +26,13 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly maxConnections: number;
   private readonly creates: CreateBatcher;
+  private readonly streams: StreamShare;
 
   constructor(options: PoolOptions) {
     this.pool = createPool(options);
     this.maxConnections = options.size;
     this.creates = new CreateBatcher(writeCreates(this.pool));
+    this.streams = new StreamShare(streamShare(options.size));
   }
 
   get poolStats(): PoolStats {
@@ -65,7 +68,7 @@ export class PostgresStore implements Store {
   }
 
   streamPlants(owner: string, query: ListQuery): Promise<PlantStream> {
-    return openPlantStream(this.pool, owner, query);
+    return this.streams.open(() => openPlantStream(this.pool, owner, query));
   }
 
   async deletePlant(owner: string, id: bigint): Promise<boolean> {

@@ -1,29 +1,84 @@
 /**
  * Long lists read from one snapshot: each stream holds a read-only connection in a read
  * transaction, so it may yield chunks across many turns of the event loop (with backpressure)
- * while other requests use the main connection. Connections are reused, a few at most.
+ * while other requests use the main connection. The connections are pooled: at most
+ * `maxConnections` at once, each with a small page cache, and an idle one is closed after a few
+ * seconds, so the memory a burst of streams took goes back once they end.
  */
 import type Database from 'better-sqlite3';
+import { StoreUnavailableError } from '../../errors.js';
 import type { StoredPlant } from '../../plants/plant.js';
 import type { ListQuery, PlantStream } from '../store.js';
 import { openConnection } from './connection.js';
 import { plantFilter, type PlantRow } from './plant-filter.js';
 import { mapSqliteErrors } from './sqlite-errors.js';
 
-const MAX_IDLE_CONNECTIONS = 4;
+/** Default cap on snapshot connections, the same as STREAMS_PER_PROCESS's default. */
+export const DEFAULT_SNAPSHOT_CONNECTIONS = 32;
+/** An idle snapshot connection is closed after this; a busy server reuses it before then. */
+export const SNAPSHOT_IDLE_CLOSE_MS = 3_000;
+/** Page cache per snapshot connection, in KiB: a stream reads each page once, so caching buys little. */
+const SNAPSHOT_CACHE_KIB = 64;
+
+export interface SnapshotOptions {
+  maxConnections?: number;
+  idleCloseMs?: number;
+}
 
 export class SnapshotStreams {
-  private readonly idle: Database.Database[] = [];
+  private readonly idle = new Map<Database.Database, NodeJS.Timeout>();
+  private inUse = 0;
+  private readonly maxConnections: number;
+  private readonly idleCloseMs: number;
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    options: SnapshotOptions = {},
+  ) {
+    this.maxConnections = options.maxConnections ?? DEFAULT_SNAPSHOT_CONNECTIONS;
+    this.idleCloseMs = options.idleCloseMs ?? SNAPSHOT_IDLE_CLOSE_MS;
+  }
+
+  /** Snapshot connections open now, in use or idle. */
+  get connections(): number {
+    return this.inUse + this.idle.size;
+  }
+
+  private take(): Database.Database {
+    for (const [db, timer] of this.idle) {
+      clearTimeout(timer);
+      this.idle.delete(db);
+      this.inUse++;
+      return db;
+    }
+    if (this.inUse >= this.maxConnections) {
+      throw new StoreUnavailableError(`all ${this.maxConnections} snapshot connections are streaming`);
+    }
+    const db = mapSqliteErrors(() => openConnection(this.path, { readonly: true }));
+    db.pragma(`cache_size = -${SNAPSHOT_CACHE_KIB}`);
+    this.inUse++;
+    return db;
+  }
+
+  private give(db: Database.Database): void {
+    this.inUse--;
+    try {
+      if (db.inTransaction) db.exec('COMMIT');
+    } catch {
+      db.close();
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.idle.delete(db);
+      db.close();
+    }, this.idleCloseMs);
+    timer.unref();
+    this.idle.set(db, timer);
+  }
 
   open(owner: string, query: ListQuery): PlantStream {
-    const db = this.idle.pop() ?? mapSqliteErrors(() => openConnection(this.path, { readonly: true }));
-    const release = () => {
-      if (db.inTransaction) db.exec('COMMIT');
-      if (this.idle.length < MAX_IDLE_CONNECTIONS) this.idle.push(db);
-      else db.close();
-    };
+    const db = this.take();
+    const release = () => this.give(db);
     try {
       return mapSqliteErrors(() => {
         db.exec('BEGIN');
@@ -70,6 +125,10 @@ export class SnapshotStreams {
   }
 
   close(): void {
-    for (const db of this.idle.splice(0)) db.close();
+    for (const [db, timer] of this.idle) {
+      clearTimeout(timer);
+      db.close();
+    }
+    this.idle.clear();
   }
 }

@@ -26,6 +26,8 @@ export interface SqliteStoreOptions {
   endOfTurn?: EndOfTurn;
   /** Told each group commit's size and the seconds it took. */
   onWriteBatch?: (size: number, seconds: number) => void;
+  /** Most snapshot connections open at once for streamed lists. */
+  streamConnections?: number;
 }
 
 function prepareReads(db: Database.Database) {
@@ -77,7 +79,7 @@ export class SqliteStore implements Store {
     this.sql = prepareReads(db);
     this.thread = new Writer(path);
     this.writer = new WriteBatcher((ops) => this.thread.run(ops), options.endOfTurn ?? new EndOfTurn(), options.onWriteBatch);
-    this.snapshots = new SnapshotStreams(path);
+    this.snapshots = new SnapshotStreams(path, { maxConnections: options.streamConnections });
   }
 
   async migrate(): Promise<number> {
@@ -116,6 +118,11 @@ export class SqliteStore implements Store {
       this.pageStatements.set(where, statement);
     }
     return statement;
+  }
+
+  /** Snapshot connections open now for streams, in use or idle. */
+  get streamConnections(): number {
+    return this.snapshots.connections;
   }
 
   streamPlants(owner: string, query: ListQuery): PlantStream {

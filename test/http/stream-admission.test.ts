@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ApiError } from '../../src/errors.js';
+import { StreamAdmission } from '../../src/http/stream-admission.js';
+import { StreamShare, streamShare } from '../../src/store/postgres/stream-share.js';
+import type { PlantStream } from '../../src/store/store.js';
+
+function refusal(run: () => unknown): ApiError {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof ApiError);
+    return error;
+  }
+  assert.fail('expected a refusal');
+}
+
+describe('stream admission', () => {
+  test('refuses past the owner limit with 429 and past the process limit with 503, each with Retry-After', () => {
+    const admission = new StreamAdmission({ perOwner: 2, perProcess: 3 });
+    const releaseA1 = admission.admit('a');
+    admission.admit('a');
+    const perOwner = refusal(() => admission.admit('a'));
+    assert.equal(perOwner.status, 429);
+    assert.match(perOwner.headers['retry-after'] ?? '', /^[1-9]/);
+    admission.admit('b');
+    const perProcess = refusal(() => admission.admit('c'));
+    assert.equal(perProcess.status, 503);
+    assert.match(perProcess.headers['retry-after'] ?? '', /^[1-9]/);
+    releaseA1();
+    releaseA1(); // a second release frees nothing more
+    assert.equal(admission.open, 2);
+    admission.admit('c');
+    assert.equal(refusal(() => admission.admit('d')).status, 503);
+  });
+});
+
+describe('the pool share of streams', () => {
+  test('keeps a quarter of the pool, at least one connection, for everything else', () => {
+    assert.deepEqual([1, 2, 3, 4, 5, 10, 20, 100].map(streamShare), [1, 1, 2, 3, 3, 7, 15, 75]);
+  });
+
+  const fakeStream = (): PlantStream => ({ lastIdBeforeMore: undefined, next: () => [], close: () => undefined });
+
+  test('a stream past the share waits for a slot, and gets one when another closes', async () => {
+    const share = new StreamShare(1, 5_000);
+    const first = await share.open(async () => fakeStream());
+    let opened = false;
+    const second = share.open(async () => fakeStream()).then((stream) => ((opened = true), stream));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(opened, false, 'waits while the share is taken');
+    await first.close();
+    await first.close(); // closing twice frees one slot only
+    await (await second).close();
+  });
+
+  test('a stream that waits too long is refused with 503 and Retry-After; a failed open frees its slot', async () => {
+    const share = new StreamShare(1, 50);
+    await assert.rejects(share.open(async () => Promise.reject(new Error('database down'))), /database down/);
+    const held = await share.open(async () => fakeStream());
+    await assert.rejects(share.open(async () => fakeStream()), (error: unknown) => error instanceof ApiError && error.status === 503 && error.headers['retry-after'] === '1');
+    await held.close();
+    await (await share.open(async () => fakeStream())).close();
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * RATE_LIMIT with REDIS_URL means one limit for the whole service: two instances, or two
+ * workers, on one Redis share each owner's count. When Redis cannot be reached, at start or
+ * mid-run, the service keeps serving and counts per process, with one warning; once Redis is
+ * back, counting goes on in Redis.
+ */
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, test, type TestContext } from 'node:test';
+import { issueToken } from '../../src/auth/api-tokens.js';
+import { openStore } from '../../src/store/open-store.js';
+import { startServerProcess, type ServerProcess } from '../helpers/process.js';
+import { authorizedFetch, tempDir, uniqueName } from '../helpers/server.js';
+import { startTcpProxy } from './tcp-proxy.js';
+
+const redisUrl = process.env.TEST_REDIS_URL;
+const skip = redisUrl ? undefined : 'TEST_REDIS_URL is not set';
+if (skip !== undefined) process.stdout.write(`# Redis rate-limit tests skipped: ${skip}\n`);
+
+const FALLBACK_WARNING = 'Redis does not answer: RATE_LIMIT is counted per process until it is back';
+const BACK = 'Redis answers again: RATE_LIMIT is counted in Redis';
+
+/** A SQLite database with one owner's token, for servers started on it. */
+async function databaseWithToken(t: TestContext): Promise<{ databaseUrl: string; token: string }> {
+  const databaseUrl = `sqlite:${join(tempDir(t), 'plantstore.db')}`;
+  const store = await openStore({ databaseUrl, databasePoolSize: 1 });
+  try {
+    const issued = await issueToken(store, { user: uniqueName() });
+    if (issued === undefined) throw new Error('no token issued');
+    return { databaseUrl, token: issued.token };
+  } finally {
+    await store.close();
+  }
+}
+
+function serverEnv(databaseUrl: string, rateLimit: string, redis: string): Record<string, string> {
+  return { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false', RATE_LIMIT: rateLimit, REDIS_URL: redis, REDIS_KEY_PREFIX: `plantstore-test:${uniqueName('rl')}` };
+}
+
+/** Requests left, from the RateLimit header. */
+function remaining(response: Response): number {
+  const match = /;r=(\d+);/.exec(response.headers.get('ratelimit') ?? '');
+  assert.ok(match !== null, `RateLimit header: ${response.headers.get('ratelimit')}`);
+  return Number(match[1]);
+}
+
+function warnings(instance: ServerProcess, text: string): number {
+  return instance.stdout().split('\n').filter((line) => line.includes(text)).length;
+}
+
+async function until(condition: () => boolean, what: string, withinMs = 15_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!condition()) {
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A GET on a connection of its own, so that --workers spreads the requests over its workers. */
+function getOnNewConnection(url: string, token: string): Promise<{ status: number; requestId: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/plants?limit=1`, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, requestId: String(res.headers['x-request-id']) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('RATE_LIMIT counted in Redis', { skip }, () => {
+  test('two instances on one Redis share each owner’s limit', async (t) => {
+    const { databaseUrl, token } = await databaseWithToken(t);
+    const env = serverEnv(databaseUrl, '10/1h', redisUrl as string);
+    const [a, b] = await Promise.all([startServerProcess(t, env), startServerProcess(t, env)]);
+    const statuses: number[] = [];
+    const left: number[] = [];
+    for (let i = 0; i < 14; i++) {
+      const response = await authorizedFetch(`${(i % 2 === 0 ? a : b).url}/plants?limit=1`, token);
+      await response.arrayBuffer();
+      statuses.push(response.status);
+      left.push(remaining(response));
+    }
+    assert.deepEqual(statuses, [...Array<number>(10).fill(200), 429, 429, 429, 429], 'ten requests in all, whichever instance takes them');
+    assert.deepEqual(left, [9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0, 0, 0, 0]);
+    assert.equal(warnings(a, FALLBACK_WARNING) + warnings(b, FALLBACK_WARNING), 0);
+  });
+
+  test('the workers of --workers 2 share each owner’s limit', async (t) => {
+    const { databaseUrl, token } = await databaseWithToken(t);
+    const instance = await startServerProcess(t, { ...serverEnv(databaseUrl, '10/1h', redisUrl as string), WORKERS: '2' });
+    await until(() => (instance.stdout().match(/plantstore is listening/g) ?? []).length === 2, 'two workers to listen');
+    const answers = [];
+    for (let i = 0; i < 16; i++) answers.push(await getOnNewConnection(instance.url, token));
+    const workers = new Set(answers.map((answer) => answer.requestId.split('-')[0]));
+    assert.equal(workers.size, 2, 'both workers answered');
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [...Array<number>(10).fill(200), ...Array<number>(6).fill(429)],
+    );
+  });
+
+  test('with Redis unreachable from the start the service serves, counts per process, and warns once', async (t) => {
+    const { databaseUrl, token } = await databaseWithToken(t);
+    const instance = await startServerProcess(t, serverEnv(databaseUrl, '3/1h', `redis://127.0.0.1:${await closedPort()}`));
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429, 429], 'the per-process limit holds');
+    await until(() => warnings(instance, FALLBACK_WARNING) > 0, 'the warning (logs are written in batches)');
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // several reconnect attempts fail meanwhile
+    assert.equal((await authorizedFetch(`${instance.url}/healthz`, token)).status, 200);
+    assert.equal(warnings(instance, FALLBACK_WARNING), 1, 'one warning, however many reconnects fail');
+    assert.doesNotMatch(instance.stdout(), /"level":50/, 'no error lines');
+  });
+
+  test('when Redis goes away mid-run the service keeps serving, and counts in Redis again once it is back', async (t) => {
+    const target = new URL(redisUrl as string);
+    const proxy = await startTcpProxy(t, { host: target.hostname, port: Number(target.port || '6379') });
+    const throughProxy = new URL(redisUrl as string);
+    throughProxy.hostname = '127.0.0.1';
+    throughProxy.port = String(proxy.port);
+    const { databaseUrl, token } = await databaseWithToken(t);
+    const instance = await startServerProcess(t, serverEnv(databaseUrl, '10/1h', throughProxy.toString()));
+    const get = async () => {
+      const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
+      await response.arrayBuffer();
+      return response;
+    };
+    const before = [];
+    for (let i = 0; i < 4; i++) before.push(remaining(await get()));
+    assert.deepEqual(before, [9, 8, 7, 6], 'counted in Redis');
+
+    proxy.setMode('refuse');
+    for (let i = 0; i < 5; i++) assert.equal((await get()).status, 200, 'served while Redis is away');
+    await until(() => warnings(instance, FALLBACK_WARNING) > 0, 'the warning (logs are written in batches)');
+    assert.equal(warnings(instance, FALLBACK_WARNING), 1, 'one warning for the outage');
+
+    proxy.setMode('open');
+    await until(() => warnings(instance, BACK) === 1, 'the client to reconnect to Redis');
+    assert.equal(remaining(await get()), 5, "Redis's count goes on where it was");
+    assert.equal(warnings(instance, FALLBACK_WARNING), 1);
+  });
+
+  test('a Redis gone silent slows no more than a request now and then', async (t) => {
+    const target = new URL(redisUrl as string);
+    const proxy = await startTcpProxy(t, { host: target.hostname, port: Number(target.port || '6379') });
+    const throughProxy = new URL(redisUrl as string);
+    throughProxy.hostname = '127.0.0.1';
+    throughProxy.port = String(proxy.port);
+    const { databaseUrl, token } = await databaseWithToken(t);
+    const instance = await startServerProcess(t, serverEnv(databaseUrl, '100/1h', throughProxy.toString()));
+    const get = async () => {
+      const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
+      await response.arrayBuffer();
+      return response.status;
+    };
+    assert.equal(await get(), 200);
+    proxy.setMode('blackhole'); // Redis's connection stays open, and nothing comes back
+    const started = performance.now();
+    const statuses = [];
+    for (let i = 0; i < 10; i++) statuses.push(await get());
+    const ms = performance.now() - started;
+    assert.deepEqual(statuses, Array<number>(10).fill(200));
+    assert.ok(ms < 1_500, `10 requests took ${Math.round(ms)} ms: each waited for Redis`);
+    await until(() => warnings(instance, FALLBACK_WARNING) > 0, 'the warning');
+    assert.equal(warnings(instance, FALLBACK_WARNING), 1);
+  });
+});

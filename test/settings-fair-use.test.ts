@@ -1,0 +1,33 @@
+/** The settings of fair use: stream limits, the stream deadline, and Redis for RATE_LIMIT. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SettingError, loadSettings, parseDuration } from '../src/settings.js';
+
+test('stream limits default to 4 per owner, 32 per process and a 5-minute deadline; Redis is off', () => {
+  const settings = loadSettings({});
+  assert.equal(settings.streamsPerOwner, 4);
+  assert.equal(settings.streamsPerProcess, 32);
+  assert.equal(settings.streamDeadlineMs, 300_000);
+  assert.equal(settings.redisUrl, undefined);
+  assert.equal(settings.redisKeyPrefix, 'plantstore:ratelimit');
+});
+
+test('STREAM_DEADLINE takes seconds, minutes or hours', () => {
+  assert.equal(parseDuration('30s'), 30_000);
+  assert.equal(parseDuration('5m'), 300_000);
+  assert.equal(parseDuration('2h'), 7_200_000);
+  for (const bad of ['', '5', '0s', '1.5m', '-1m', '1d', '5 m']) assert.throws(() => parseDuration(bad), /must look like/);
+  assert.throws(() => loadSettings({ STREAM_DEADLINE: 'forever' }), (error: unknown) => error instanceof SettingError && /^STREAM_DEADLINE="forever" must look like/.test(error.message));
+});
+
+test('REDIS_URL must be a redis:// or rediss:// address; its password never shows in the error', () => {
+  assert.equal(loadSettings({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl, 'redis://127.0.0.1:6379');
+  assert.equal(loadSettings({ REDIS_URL: 'rediss://:pw@cache.internal:6380/2' }).redisUrl, 'rediss://:pw@cache.internal:6380/2');
+  assert.throws(() => loadSettings({ REDIS_URL: 'http://user:secret@cache:6379' }), (error: unknown) => {
+    assert.ok(error instanceof SettingError);
+    assert.doesNotMatch(error.message, /secret/);
+    assert.match(error.message, /REDIS_URL=.* must be redis:\/\/host:port/);
+    return true;
+  });
+  assert.throws(() => loadSettings({ STREAMS_PER_OWNER: '0' }), /STREAMS_PER_OWNER="0" must be a whole number from 1/);
+});
