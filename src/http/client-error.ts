@@ -67,10 +67,10 @@ function answerDivertedRequests(server: Server): void {
 }
 
 /**
- * Answers parser errors with an Error body. When the bytes that failed follow a complete
- * request whose answer is still being written (pipelined junk, a body sent without framing),
- * that answer goes first and the Error follows it. A request cut short by the error can never
- * be answered: its connection is closed, as node does by default.
+ * Answers parser errors with an Error body. When the bytes that failed follow a request whose
+ * answer is coming (a complete request still at work, or one answered without reading its
+ * body), that answer goes first and the Error follows it. A request cut short by the error,
+ * and not yet answered, can never be: the Error is its answer.
  */
 export function answerClientErrors(server: Server): void {
   answerDivertedRequests(server);
@@ -82,13 +82,14 @@ export function answerClientErrors(server: Server): void {
     });
   });
   server.on('clientError', (error: ParserError, socket: Duplex) => {
-    const busy = inFlight.get(socket);
-    if (error.code === 'ECONNRESET' || !socket.writable || (busy !== undefined && !busy.req.complete)) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
     const answer = clientErrorAnswer(error);
-    if (busy === undefined || busy.res.writableFinished) {
+    const busy = inFlight.get(socket);
+    const answerComing = busy !== undefined && !busy.res.writableFinished && (busy.req.complete || busy.res.headersSent);
+    if (!answerComing) {
       socket.end(answer);
       return;
     }

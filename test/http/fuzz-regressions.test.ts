@@ -85,6 +85,15 @@ for (const kind of storeKinds()) {
       assertRawError(answer.slice(second), 400, 'stray bytes');
     });
 
+    test('Transfer-Encoding other than chunked → 400 Error body (RFC 9112 §6.3), not a dropped connection', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const head = (method: string) => `${method} /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n`;
+      assertRawError(await rawExchange(server.url, head('GET')), 400, 'GET');
+      assertRawError(await rawExchange(server.url, `${head('POST')}{"id":1,"name":"Fern"}`), 400, 'POST');
+      assert.equal(await (await user.request('/plants')).text(), '[]');
+    });
+
     test('CONNECT → 400 Error body (plantstore is no proxy), not a dropped connection', async (t) => {
       const server = await startTestServer(t, kind);
       const answer = await rawExchange(server.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
