@@ -4,6 +4,7 @@
  * Far weaker than wrk (it shares Node's overheads), so its figures are only a smoke test.
  */
 import { Agent, request } from 'node:http';
+import { ManyMix } from './many-mix.js';
 import { readManyFile } from './seeded-plants.js';
 
 const env = (name: string) => process.env[name] ?? '';
@@ -14,39 +15,25 @@ const base = Number(env('BENCH_ID_BASE'));
 const connections = Number(env('BENCH_CONNECTIONS'));
 const endAt = performance.now() + Number(env('BENCH_SECONDS')) * 1000;
 const agent = new Agent({ keepAlive: true, maxSockets: connections });
-const LAG = 200;
-const owners = scenario === 'many' ? readManyFile(env('BENCH_MANY_FILE')) : [];
-/** Owner (index into owners) of each plant posted in a many run, by post number. */
-const postedOwner = new Map<number, number>();
-const pick = (count: number) => Math.floor(Math.random() * count);
+// mixed is the many mix with one owner and no seeded ids: its GETs carry no `after`.
+const mix =
+  scenario === 'many' ? new ManyMix(readManyFile(env('BENCH_MANY_FILE')), base) : scenario === 'mixed' ? new ManyMix([{ token, ids: [] }], base) : undefined;
 
 const latenciesUs: number[] = [];
-let n = 0;
 let posted = 0;
-let deleted = 0;
 let non2xx = 0;
 let socketErrors = 0;
 
 function next(): { method: string; path: string; body?: string; token: string } {
-  n++;
-  const slot = n % 20;
-  const create = scenario === 'post' || ((scenario === 'mixed' || scenario === 'many') && slot >= 2 && slot <= 4);
-  if (create) {
+  if (mix !== undefined) {
+    const request = mix.next();
+    return { ...request, token: mix.tokenOf(request) };
+  }
+  if (scenario === 'post') {
     posted++;
-    const owner = pick(owners.length);
-    if (scenario === 'many') postedOwner.set(posted, owner);
-    const body = JSON.stringify({ id: base + posted, name: `bench plant ${posted}`, tag: 'bench' });
-    return { method: 'POST', path: '/plants', body, token: owners[owner]?.token ?? token };
+    return { method: 'POST', path: '/plants', body: JSON.stringify({ id: base + posted, name: `bench plant ${posted}`, tag: 'bench' }), token };
   }
-  if ((scenario === 'mixed' || scenario === 'many') && slot === 5 && deleted + LAG < posted) {
-    deleted++;
-    const owner = postedOwner.get(deleted);
-    postedOwner.delete(deleted);
-    return { method: 'DELETE', path: `/plants/${base + deleted}`, token: owner === undefined ? token : (owners[owner]?.token ?? token) };
-  }
-  const owner = owners[pick(owners.length)];
-  if (owner === undefined) return { method: 'GET', path: '/plants?limit=10', token };
-  return { method: 'GET', path: `/plants?limit=10&after=${owner.ids[pick(owner.ids.length)] ?? 0}`, token: owner.token };
+  return { method: 'GET', path: '/plants?limit=10', token };
 }
 
 function once(): Promise<void> {

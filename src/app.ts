@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Authenticator } from './auth/bearer.js';
-import { errors } from './errors.js';
+import type { PendingToken } from './auth/principal.js';
+import { ApiError, errors } from './errors.js';
 import type { RequestContext } from './http/context.js';
 import { applyCors } from './http/cors.js';
 import type { Metrics } from './http/metrics.js';
@@ -46,6 +47,23 @@ function originForm(target: string): string {
   if (!URL.canParse(target)) return target;
   const url = new URL(target);
   return url.pathname + url.search;
+}
+
+/** Refusals a request can meet before the store has checked its token. */
+const REFUSED_BEFORE_STORE = new Set([400, 413, 415, 429]);
+
+/**
+ * Runs a request whose token the store checks with its statement. When the request is refused
+ * before that (a bad query or body, the rate limit), the token is checked first, so that a
+ * revoked or expired token is still answered 401, as the contract orders.
+ */
+async function confirmingRefusals(pending: PendingToken, work: () => MaybePromise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof ApiError && REFUSED_BEFORE_STORE.has(error.status)) await pending.confirm();
+    throw error;
+  }
 }
 
 export function buildApp(parts: AppParts): RequestListener {
@@ -97,13 +115,16 @@ export function buildApp(parts: AppParts): RequestListener {
     if (operation.scope === undefined) return operation.handle(ctx);
     const { handle } = operation;
     return andThen(authenticator.authorize(ctx.req.headers.authorization, operation.scope), (principal) => {
-      if (rateLimiter === undefined) return handle(ctx, principal);
-      return rateLimiter.consume(principal.owner).then((decision) => {
-        ctx.res.setHeader('ratelimit-policy', rateLimiter.policyHeader);
-        ctx.res.setHeader('ratelimit', rateLimitHeader(decision));
-        if (!decision.allowed) throw errors.rateLimited(decision.resetSeconds);
-        return handle(ctx, principal);
-      });
+      const admitted = () => {
+        if (rateLimiter === undefined) return handle(ctx, principal);
+        return rateLimiter.consume(principal.owner).then((decision) => {
+          ctx.res.setHeader('ratelimit-policy', rateLimiter.policyHeader);
+          ctx.res.setHeader('ratelimit', rateLimitHeader(decision));
+          if (!decision.allowed) throw errors.rateLimited(decision.resetSeconds);
+          return handle(ctx, principal);
+        });
+      };
+      return principal.pending === undefined ? admitted() : confirmingRefusals(principal.pending, admitted);
     });
   }
 

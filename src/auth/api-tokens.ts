@@ -72,9 +72,26 @@ export function parseDuration(text: string): number | undefined {
   return Number(match[1]) * unit;
 }
 
-/** Verifies `pst_` tokens against the store on every request, so a revocation counts at once. */
+/** What never changes about a stored token: enough to answer a request before its revocation is checked. */
+interface KnownToken {
+  id: string;
+  owner: string;
+  scopes: ReadonlySet<string>;
+  expiresAt: number | null;
+}
+
+/** Tokens remembered for stores that check revocation with the plant statement; cleared when full. */
+const MAX_KNOWN_TOKENS = 10_000;
+
+/**
+ * Verifies `pst_` tokens against the store on every request, so a revocation counts at once.
+ * Where the store checks tokens in its plant statements, a token seen before is not looked up
+ * again: its owner, scopes and expiry cannot change, and its revocation is checked by the
+ * request's own statement (Principal.pending), so the request needs one round trip, not two.
+ */
 export class ApiTokenVerifier implements CredentialVerifier {
   private readonly lastTouched = new Map<string, number>();
+  private readonly known = new Map<string, KnownToken>();
 
   constructor(
     private readonly store: TokenStore,
@@ -87,17 +104,46 @@ export class ApiTokenVerifier implements CredentialVerifier {
 
   verify(token: string): MaybePromise<Principal> {
     if (!TOKEN_SHAPE.test(token)) throw errors.invalidToken();
-    return andThen(this.store.findTokenByDigest(digestToken(token)), (record) => this.admit(record));
+    const digest = digestToken(token);
+    if (this.store.checksTokensWithPlants) {
+      const known = this.known.get(digest);
+      if (known !== undefined) return this.pending(known, digest);
+    }
+    return andThen(this.store.findTokenByDigest(digest), (record) => this.admit(record, digest));
+  }
+
+  /** Looks the token up now; throws 401 when it is missing, revoked or expired. */
+  private confirm(digest: string): MaybePromise<void> {
+    return andThen(this.store.findTokenByDigest(digest), (record) => {
+      if (!isValid(record, Date.now())) {
+        this.known.delete(digest);
+        throw errors.invalidToken();
+      }
+    });
   }
 
   /** The caller a record stands for; a missing, revoked or expired one is refused. */
-  private admit(record: TokenRecord | undefined): Principal {
+  private admit(record: TokenRecord | undefined, digest: string): Principal {
     const now = Date.now();
-    if (record === undefined || record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt.getTime() <= now)) {
+    if (!isValid(record, now)) throw errors.invalidToken();
+    this.touch(record.id, now);
+    const scopes = new Set(record.scopes);
+    if (this.store.checksTokensWithPlants) {
+      if (this.known.size >= MAX_KNOWN_TOKENS) this.known.clear();
+      this.known.set(digest, { id: record.id, owner: record.user, scopes, expiresAt: record.expiresAt?.getTime() ?? null });
+    }
+    return { owner: record.user, scopes };
+  }
+
+  /** The caller of a token seen before, its revocation left to the store's statement. */
+  private pending(known: KnownToken, digest: string): Principal {
+    const now = Date.now();
+    if (known.expiresAt !== null && known.expiresAt <= now) {
+      this.known.delete(digest);
       throw errors.invalidToken();
     }
-    this.touch(record.id, now);
-    return { owner: record.user, scopes: new Set(record.scopes) };
+    this.touch(known.id, now);
+    return { owner: known.owner, scopes: known.scopes, pending: { digest, confirm: () => this.confirm(digest) } };
   }
 
   /** Records "last used" at most once a minute per token, off the request's path. */
@@ -106,4 +152,8 @@ export class ApiTokenVerifier implements CredentialVerifier {
     this.lastTouched.set(id, now);
     this.store.touchToken(id, new Date(now)).catch(this.onTouchFailed);
   }
+}
+
+function isValid(record: TokenRecord | undefined, now: number): record is TokenRecord {
+  return record !== undefined && record.revokedAt === null && (record.expiresAt === null || record.expiresAt.getTime() > now);
 }

@@ -36,7 +36,12 @@ export class Authenticator {
   }
 }
 
-function withScope(principal: Principal, scope: Scope): Principal {
-  if (!principal.scopes.has(scope)) throw errors.insufficientScope(scope);
-  return principal;
+function withScope(principal: Principal, scope: Scope): MaybePromise<Principal> {
+  if (principal.scopes.has(scope)) return principal;
+  const { pending } = principal;
+  if (pending === undefined) throw errors.insufficientScope(scope);
+  // A revoked token is answered 401, not 403: check it before refusing the scope.
+  return andThen(pending.confirm(), () => {
+    throw errors.insufficientScope(scope);
+  });
 }

@@ -1,14 +1,26 @@
-import type { Scope } from '../store/store.js';
+import type { Scope, TokenCheck } from '../store/store.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 
 export type { Scope };
 export const READ: Scope = 'plants:read';
 export const WRITE: Scope = 'plants:write';
 
+/**
+ * A token whose revocation the store checks with the request's own statement. Whatever answers
+ * the request before that statement runs (a 400, a 403) must first `confirm` it, so that a
+ * revoked token still gets its 401 first.
+ */
+export interface PendingToken extends TokenCheck {
+  /** Checks the token now; throws the 401 when it is no longer valid. */
+  confirm(): MaybePromise<void>;
+}
+
 /** Who is calling: the owner whose plants it may touch, and what it may do. */
 export interface Principal {
   readonly owner: string;
   readonly scopes: ReadonlySet<string>;
+  /** Set when the token is not yet checked for this request: hand it to the store. */
+  readonly pending?: PendingToken;
 }
 
 /** One kind of credential (API token, JWT). `accepts` looks only at the token's shape. */

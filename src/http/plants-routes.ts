@@ -4,7 +4,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { READ, WRITE, type Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
 import { PlantValidationError, plantJson, toNewPlant, type PlantFields, type StoredPlant } from '../plants/plant.js';
-import type { PlantPage, PlantStore } from '../store/store.js';
+import type { PlantPage, PlantStore, TokenCheck } from '../store/store.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { readJsonBody } from './body.js';
 import type { RequestContext } from './context.js';
@@ -61,7 +61,7 @@ export interface StreamPolicy {
 }
 
 export function plantRoutes(store: PlantStore, bodyLimit: number, streams: StreamPolicy) {
-  async function createPlant(ctx: RequestContext, { owner }: Principal): Promise<void> {
+  async function createPlant(ctx: RequestContext, { owner, pending }: Principal): Promise<void> {
     const body = await readJsonBody(ctx.req, bodyLimit);
     let plant: StoredPlant;
     try {
@@ -70,29 +70,29 @@ export function plantRoutes(store: PlantStore, bodyLimit: number, streams: Strea
       if (error instanceof PlantValidationError) throw errors.badRequest(error.message);
       throw error;
     }
-    const { outcome, stored } = await store.createPlant(owner, plant);
+    const { outcome, stored } = await store.createPlant(owner, plant, pending);
     if (outcome === 'conflict') throw errors.plantConflict();
     sendJson(ctx, 200, plantJson(stored), { location: `/plants/${stored.id}` });
   }
 
-  function listPlants(ctx: RequestContext, { owner }: Principal): MaybePromise<void> {
+  function listPlants(ctx: RequestContext, { owner, pending }: Principal): MaybePromise<void> {
     const params = parseListParams(ctx.query);
     const { limit } = params;
-    if (limit === 0) return sendJson(ctx, 200, '[]');
-    if (limit === undefined || limit > BUFFERED_PAGE_MAX) return streamPlants(ctx, owner, params);
-    return andThen(store.listPlants(owner, { ...params, limit }), (page) => sendPage(ctx, page, params, limit));
+    if (limit === 0) return andThen(pending?.confirm(), () => sendJson(ctx, 200, '[]'));
+    if (limit === undefined || limit > BUFFERED_PAGE_MAX) return streamPlants(ctx, owner, params, pending);
+    return andThen(store.listPlants(owner, { ...params, limit }, pending), (page) => sendPage(ctx, page, params, limit));
   }
 
   /**
    * Writes the list chunk by chunk, waiting for the client to drain, so memory stays flat; and
    * gives other requests a turn between chunks, so a fast reader cannot hold the event loop.
    */
-  async function streamPlants(ctx: RequestContext, owner: string, params: ListParams): Promise<void> {
+  async function streamPlants(ctx: RequestContext, owner: string, params: ListParams, token: TokenCheck | undefined): Promise<void> {
     const { res } = ctx;
     const release = streams.admission.admit(owner);
     let stream;
     try {
-      stream = await store.streamPlants(owner, params);
+      stream = await store.streamPlants(owner, params, token);
     } catch (error) {
       release();
       throw error;
@@ -133,18 +133,18 @@ export function plantRoutes(store: PlantStore, bodyLimit: number, streams: Strea
     }
   }
 
-  function getPlant(ctx: RequestContext, { owner }: Principal): MaybePromise<void> {
+  function getPlant(ctx: RequestContext, { owner, pending }: Principal): MaybePromise<void> {
     const id = parsePlantId(ctx.param);
     const fields = parseItemFields(ctx.query);
-    return andThen(store.getPlant(owner, id), (plant) => {
+    return andThen(store.getPlant(owner, id, pending), (plant) => {
       if (plant === undefined) throw errors.plantNotFound();
       sendJson(ctx, 200, plantJson(plant, fields));
     });
   }
 
-  function deletePlant(ctx: RequestContext, { owner }: Principal): MaybePromise<void> {
+  function deletePlant(ctx: RequestContext, { owner, pending }: Principal): MaybePromise<void> {
     const id = parsePlantId(ctx.param);
-    return andThen(store.deletePlant(owner, id), (deleted) => {
+    return andThen(store.deletePlant(owner, id, pending), (deleted) => {
       if (!deleted) throw errors.plantNotFound();
       sendEmpty(ctx, 204);
     });

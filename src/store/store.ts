@@ -64,17 +64,35 @@ export interface PlantStream {
   close(): MaybePromise<void>;
 }
 
+/**
+ * An API token whose owner and scopes are known but whose revocation was not yet checked for
+ * this request. A store that takes it checks it in the same statement as the plant work and
+ * throws the 401 invalid_token ApiError, having changed nothing, when the token is no longer
+ * stored unrevoked.
+ */
+export interface TokenCheck {
+  /** SHA-256 of the token, hex. */
+  readonly digest: string;
+}
+
+/** Every method takes the caller's unchecked token, if any, as its last argument. */
 export interface PlantStore {
-  createPlant(owner: string, plant: StoredPlant): MaybePromise<CreateResult>;
-  getPlant(owner: string, id: bigint): MaybePromise<StoredPlant | undefined>;
+  createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): MaybePromise<CreateResult>;
+  getPlant(owner: string, id: bigint, token?: TokenCheck): MaybePromise<StoredPlant | undefined>;
   /** Plants matching the query, ascending by id, at most `limit` (which must be small). */
-  listPlants(owner: string, query: ListQuery & { limit: number }): MaybePromise<PlantPage>;
-  streamPlants(owner: string, query: ListQuery): MaybePromise<PlantStream>;
+  listPlants(owner: string, query: ListQuery & { limit: number }, token?: TokenCheck): MaybePromise<PlantPage>;
+  streamPlants(owner: string, query: ListQuery, token?: TokenCheck): MaybePromise<PlantStream>;
   /** True when the plant existed and is now deleted. */
-  deletePlant(owner: string, id: bigint): MaybePromise<boolean>;
+  deletePlant(owner: string, id: bigint, token?: TokenCheck): MaybePromise<boolean>;
 }
 
 export interface TokenStore {
+  /**
+   * True when the plant methods check a TokenCheck themselves (PostgreSQL: one round trip for
+   * token and plants). Otherwise the token is checked with findTokenByDigest on every request
+   * and the plant methods are never given one.
+   */
+  readonly checksTokensWithPlants: boolean;
   createToken(token: NewTokenRecord): Promise<void>;
   /** Creates the token only when no token exists at all; true when it did. */
   createFirstToken(token: NewTokenRecord): Promise<boolean>;
@@ -82,7 +100,7 @@ export interface TokenStore {
   listTokens(): Promise<TokenRecord[]>;
   /** True when an unrevoked token with this id existed and is now revoked. */
   revokeToken(id: string, at: Date): Promise<boolean>;
-  /** Records use; called at most about once a minute per token, not awaited on the request path. */
+  /** Records use of an unrevoked token; at most about once a minute per token, not awaited on the request path. */
   touchToken(id: string, at: Date): Promise<void>;
 }
 

@@ -10,6 +10,7 @@ const TOKEN = `pst_${'a'.repeat(43)}`;
 
 /** Answers lookups at once, as the SQLite store does. */
 class MemoryTokens implements TokenStore {
+  checksTokensWithPlants = false;
   readonly records = new Map<string, TokenRecord>();
   readonly lookups: string[] = [];
 
@@ -98,4 +99,48 @@ test('Authenticator checks the scope of values and of promises alike', async () 
     await assert.rejects(async () => authenticator.authorize(`Bearer ${TOKEN}`, 'plants:write'), isStatus(403), Store.name);
     assert.throws(() => authenticator.authorize(undefined, 'plants:read'), isStatus(401));
   }
+});
+
+/** A store that checks tokens with its plant statements, as PostgreSQL does. */
+class CheckingTokens extends RemoteTokens {
+  override checksTokensWithPlants = true;
+}
+
+test('where the store checks tokens with its statements, a known token is not looked up again but handed on', async () => {
+  const tokens = new CheckingTokens();
+  const record = tokens.add(TOKEN, 'ana');
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  const first = await verifier.verify(TOKEN);
+  assert.equal(first.pending, undefined, 'just looked up: nothing left to check');
+  const second = await verifier.verify(TOKEN);
+  assert.equal(second.owner, 'ana');
+  assert.equal(second.pending?.digest, digestToken(TOKEN));
+  assert.equal(tokens.lookups.length, 1, 'one lookup for two verifications');
+  await second.pending?.confirm();
+  record.revokedAt = new Date();
+  await assert.rejects(async () => second.pending?.confirm(), isStatus(401), 'confirm looks the token up now');
+  const lookups = tokens.lookups.length;
+  await assert.rejects(async () => verifier.verify(TOKEN), isStatus(401));
+  assert.equal(tokens.lookups.length, lookups + 1, 'a token found revoked is forgotten and looked up again');
+});
+
+test('a known token past its expiry is refused without a lookup', async () => {
+  const tokens = new CheckingTokens();
+  const record = tokens.add(TOKEN, 'ana');
+  record.expiresAt = new Date(Date.now() + 50);
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  await verifier.verify(TOKEN);
+  await new Promise((done) => setTimeout(done, 60));
+  assert.throws(() => verifier.verify(TOKEN), isStatus(401));
+  assert.equal(tokens.lookups.length, 1);
+});
+
+test('a known token lacking the scope is confirmed first: 401 when revoked, 403 when valid', async () => {
+  const tokens = new CheckingTokens();
+  const record = tokens.add(TOKEN, 'ana');
+  const authenticator = new Authenticator([new ApiTokenVerifier(tokens, touchFailed)]);
+  await authenticator.authorize(`Bearer ${TOKEN}`, 'plants:read');
+  await assert.rejects(async () => authenticator.authorize(`Bearer ${TOKEN}`, 'plants:write'), isStatus(403));
+  record.revokedAt = new Date();
+  await assert.rejects(async () => authenticator.authorize(`Bearer ${TOKEN}`, 'plants:write'), isStatus(401));
 });

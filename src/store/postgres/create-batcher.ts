@@ -1,41 +1,56 @@
 /**
- * Group commit for creates: while one batch of creates is being written, the creates that
- * arrive wait and then go together, as one statement and one commit (one WAL flush), so a
- * burst of creates does not queue for the pool one fsync at a time. A lone create goes at once.
+ * Group commit for creates: the creates of one event-loop turn go together, as one statement
+ * and one commit (one WAL flush). Up to MAX_IN_FLIGHT batches are written at once, so a create
+ * that arrives while a batch waits for its flush can start its own instead of waiting for it
+ * (PostgreSQL flushes concurrent commits together); beyond that, creates queue for the next.
  */
 import type { StoredPlant } from '../../plants/plant.js';
-import type { CreateResult } from '../store.js';
+import type { CreateResult, TokenCheck } from '../store.js';
 
 /** Rows in one INSERT: big enough for a burst, small enough to stay well inside the statement timeout. */
 const MAX_BATCH = 500;
+/** Batches written at once: a few of the pool's connections, never all of them. */
+const MAX_IN_FLIGHT = 3;
 
 export interface PendingCreate {
   owner: string;
   plant: StoredPlant;
+  /** Checked with the insert: a revoked token creates nothing and gets the 401. */
+  token: TokenCheck | undefined;
   resolve(result: CreateResult): void;
   reject(error: unknown): void;
 }
 
 export class CreateBatcher {
   private queue: PendingCreate[] = [];
-  private writing = false;
+  private inFlight = 0;
+  private scheduled = false;
 
   /** `write` settles every item of the batch itself and never throws. */
   constructor(private readonly write: (batch: PendingCreate[]) => Promise<void>) {}
 
-  create(owner: string, plant: StoredPlant): Promise<CreateResult> {
+  create(owner: string, plant: StoredPlant, token: TokenCheck | undefined): Promise<CreateResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ owner, plant, resolve, reject });
-      if (!this.writing) void this.drain();
+      this.queue.push({ owner, plant, token, resolve, reject });
+      this.schedule();
     });
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
-    try {
-      while (this.queue.length > 0) await this.write(this.queue.splice(0, MAX_BATCH));
-    } finally {
-      this.writing = false;
-    }
+  /** Sends at the end of the turn, when a batch may start. */
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(this.send);
   }
+
+  private readonly send = (): void => {
+    this.scheduled = false;
+    while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
+      this.inFlight++;
+      void this.write(this.queue.splice(0, MAX_BATCH)).finally(() => {
+        this.inFlight--;
+        this.schedule();
+      });
+    }
+  };
 }

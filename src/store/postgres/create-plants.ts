@@ -1,12 +1,12 @@
 /**
  * createPlant on PostgreSQL: insert, or on an (owner, id) conflict compare with the stored
- * plant. A batch goes as one INSERT … ON CONFLICT; a lone create, or one the batch could not
- * settle, as one INSERT and, on conflict, one SELECT.
+ * plant. A batch (a lone create too) goes as one INSERT … ON CONFLICT that also checks each
+ * create's token; a create the batch could not settle goes alone, its token checked first.
  */
 import type pg from 'pg';
-import { StoreUnavailableError } from '../../errors.js';
+import { StoreUnavailableError, errors } from '../../errors.js';
 import { samePlant, type StoredPlant } from '../../plants/plant.js';
-import type { CreateResult } from '../store.js';
+import type { CreateResult, TokenCheck } from '../store.js';
 import type { PendingCreate } from './create-batcher.js';
 import { mapPgErrors, isDatabaseError, toStoreError } from './pg-errors.js';
 import { sql } from './statements.js';
@@ -14,7 +14,11 @@ import { sql } from './statements.js';
 /** A create finds its holder deleted before it could read it at most this often in a row. */
 const CREATE_ATTEMPTS = 5;
 
-async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant): Promise<CreateResult> {
+async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant, token: TokenCheck | undefined): Promise<CreateResult> {
+  if (token !== undefined) {
+    const valid = await mapPgErrors(() => pool.query(sql.validToken(token.digest)));
+    if (valid.rowCount === 0) throw errors.invalidToken();
+  }
   for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
     // ON CONFLICT waits for a concurrent insert of the same key to commit or roll back, and
     // under READ COMMITTED the SELECT that follows is a new statement that sees the winner.
@@ -30,15 +34,25 @@ async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant): Prom
   throw new StoreUnavailableError('A plant id kept being created and deleted concurrently; try again.');
 }
 
-/** Creates a batch with two statements; undefined where a create must be retried alone. */
-async function createMany(pool: pg.Pool, batch: PendingCreate[]): Promise<(CreateResult | undefined)[]> {
-  const results: (CreateResult | undefined)[] = batch.map(() => undefined);
+/** What a create is settled with: its result, or the 401 of a token found revoked. */
+type Settled = CreateResult | { refused: true };
+
+/** Creates a batch with one statement, two on conflicts; undefined where a create must be retried alone. */
+async function createMany(pool: pg.Pool, batch: PendingCreate[]): Promise<(Settled | undefined)[]> {
+  const results: (Settled | undefined)[] = batch.map(() => undefined);
   const column = <T>(pick: (item: PendingCreate) => T) => batch.map(pick);
   const inserted = await pool.query<{ n: string; winner: string }>(
-    sql.insertPlants(column((item) => item.owner), column((item) => item.plant.id.toString()), column((item) => item.plant.name), column((item) => item.plant.tag)),
+    sql.insertPlants(
+      column((item) => item.owner),
+      column((item) => item.plant.id.toString()),
+      column((item) => item.plant.name),
+      column((item) => item.plant.tag),
+      column((item) => (item.token === undefined ? null : Buffer.from(item.token.digest, 'hex'))),
+    ),
   );
   for (const row of inserted.rows) {
     const item = batch[Number(row.n) - 1];
+    if (item !== undefined && row.winner === '0') results[Number(row.n) - 1] = { refused: true };
     const winner = batch[Number(row.winner) - 1];
     if (item === undefined || winner === undefined) continue;
     const stored = { ...winner.plant };
@@ -63,26 +77,24 @@ async function createMany(pool: pg.Pool, batch: PendingCreate[]): Promise<(Creat
 /** The batch writer for CreateBatcher: settles every create of the batch and never throws. */
 export function writeCreates(pool: pg.Pool): (batch: PendingCreate[]) => Promise<void> {
   return async (batch) => {
-    let results: (CreateResult | undefined)[] = [];
-    if (batch.length > 1) {
-      try {
-        results = await createMany(pool, batch);
-      } catch (error) {
-        if (!isDatabaseError(error)) {
-          const mapped = toStoreError(error);
-          for (const item of batch) item.reject(mapped);
-          return;
-        }
-        // One value PostgreSQL refuses (or a timeout) fails the whole statement: alone, each
-        // create gets its own answer.
+    let results: (Settled | undefined)[] = [];
+    try {
+      results = await createMany(pool, batch);
+    } catch (error) {
+      if (!isDatabaseError(error)) {
+        const mapped = toStoreError(error);
+        for (const item of batch) item.reject(mapped);
+        return;
       }
+      // One value PostgreSQL refuses (or a timeout) fails the whole statement: alone, each
+      // create gets its own answer.
     }
     await Promise.all(
       batch.map(async (item, index) => {
         const result = results[index];
-        if (result !== undefined) return item.resolve(result);
+        if (result !== undefined) return 'refused' in result ? item.reject(errors.invalidToken()) : item.resolve(result);
         try {
-          item.resolve(await createOne(pool, item.owner, item.plant));
+          item.resolve(await createOne(pool, item.owner, item.plant, item.token));
         } catch (error) {
           item.reject(error);
         }

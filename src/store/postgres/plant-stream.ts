@@ -4,7 +4,8 @@
  * each chunk is fetched only when the previous one has been written out (flat memory).
  */
 import type pg from 'pg';
-import type { ListQuery, PlantStream } from '../store.js';
+import { errors } from '../../errors.js';
+import type { ListQuery, PlantStream, TokenCheck } from '../store.js';
 import type { StoredPlant } from '../../plants/plant.js';
 import { mapPgErrors } from './pg-errors.js';
 import { holdClient } from './pool.js';
@@ -14,12 +15,16 @@ import { sql } from './statements.js';
 /** Plants read before the stream is handed over. */
 const FIRST_CHUNK = 1000;
 
-export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQuery): Promise<PlantStream> {
+export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQuery, token: TokenCheck | undefined): Promise<PlantStream> {
   const held = await mapPgErrors(() => holdClient(pool));
   const { client } = held;
   let lastIdBeforeMore: bigint | undefined;
   try {
     await mapPgErrors(() => client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
+    if (token !== undefined) {
+      const valid = await mapPgErrors(() => client.query(sql.validToken(token.digest)));
+      if (valid.rowCount === 0) throw errors.invalidToken();
+    }
     const { limit } = query;
     if (limit !== undefined && limit > 0) {
       // The snapshot starts with this first query: the edge and the chunks agree.

@@ -5,10 +5,12 @@
  */
 import type pg from 'pg';
 import type { StoredPlant } from '../../plants/plant.js';
-import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Store, TokenRecord } from '../store.js';
+import { errors } from '../../errors.js';
+import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Store, TokenCheck, TokenRecord } from '../store.js';
 import { migrate } from './migrations.js';
 import { CreateBatcher } from './create-batcher.js';
 import { writeCreates } from './create-plants.js';
+import { batchable, PageBatcher, type OptionalPlantRow } from './page-batcher.js';
 import { mapPgErrors } from './pg-errors.js';
 import { openPlantStream } from './plant-stream.js';
 import { createPool, inTransaction, type PoolOptions } from './pool.js';
@@ -18,21 +20,30 @@ import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
 import { StreamShare, streamShare } from './stream-share.js';
 
+/** The rows of a statement; with a token check, no row at all means the token is not valid. */
+function validRows<Row extends pg.QueryResultRow>(result: pg.QueryResult<Row>, token: TokenCheck | undefined): Row[] {
+  if (token !== undefined && result.rows.length === 0) throw errors.invalidToken();
+  return result.rows;
+}
+
 /** pg_advisory_xact_lock key that serialises first-token creation: the ASCII of "plnttokn". */
 const FIRST_TOKEN_LOCK = '8100971276181400430';
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
+  readonly checksTokensWithPlants = true;
   private readonly pool: pg.Pool;
   private readonly maxConnections: number;
   private readonly creates: CreateBatcher;
   private readonly streams: StreamShare;
+  private readonly pages: PageBatcher;
 
   constructor(options: PoolOptions) {
     this.pool = createPool(options);
     this.maxConnections = options.size;
     this.creates = new CreateBatcher(writeCreates(this.pool));
     this.streams = new StreamShare(streamShare(options.size));
+    this.pages = new PageBatcher(this.pool);
   }
 
   get poolStats(): PoolStats {
@@ -48,32 +59,42 @@ export class PostgresStore implements Store {
     return mapPgErrors(() => migrate(this.pool));
   }
 
-  createPlant(owner: string, plant: StoredPlant): Promise<CreateResult> {
-    return this.creates.create(owner, plant);
+  createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): Promise<CreateResult> {
+    return this.creates.create(owner, plant, token);
   }
 
-  async getPlant(owner: string, id: bigint): Promise<StoredPlant | undefined> {
-    const result = await this.query<PlantRow>(sql.plant(owner, id));
-    const row = result.rows[0];
-    return row === undefined ? undefined : toStoredPlant(row);
+  async getPlant(owner: string, id: bigint, token?: TokenCheck): Promise<StoredPlant | undefined> {
+    const statement = token === undefined ? sql.plant(owner, id) : sql.checkedPlant(token.digest, owner, id);
+    const row = validRows(await this.query<OptionalPlantRow>(statement), token)[0];
+    return row === undefined || row.id === null ? undefined : toStoredPlant(row as PlantRow);
   }
 
-  async listPlants(owner: string, query: ListQuery & { limit: number }): Promise<PlantPage> {
-    const { limit } = query;
-    const result = await this.query<PlantRow>(sql.listPlants(owner, query, limit + 1));
-    const plants = result.rows.map(toStoredPlant);
+  async listPlants(owner: string, query: ListQuery & { limit: number }, token?: TokenCheck): Promise<PlantPage> {
+    const { limit, after, tag } = query;
+    let rows: OptionalPlantRow[];
+    if (batchable(after, tag)) {
+      const found = await this.pages.read({ owner, after, limit: limit + 1, digest: token?.digest });
+      if (found === undefined) throw errors.invalidToken();
+      rows = found;
+    } else {
+      const statement = token === undefined ? sql.listPlants(owner, query, limit + 1) : sql.checkedListPlants(token.digest, owner, query, limit + 1);
+      rows = validRows(await this.query<OptionalPlantRow>(statement), token);
+    }
+    const plants: StoredPlant[] = [];
+    for (const row of rows) if (row.id !== null) plants.push(toStoredPlant(row as PlantRow));
     const hasMore = plants.length > limit;
     if (hasMore) plants.pop();
     return { plants, hasMore };
   }
 
-  streamPlants(owner: string, query: ListQuery): Promise<PlantStream> {
-    return this.streams.open(() => openPlantStream(this.pool, owner, query));
+  streamPlants(owner: string, query: ListQuery, token?: TokenCheck): Promise<PlantStream> {
+    return this.streams.open(() => openPlantStream(this.pool, owner, query, token));
   }
 
-  async deletePlant(owner: string, id: bigint): Promise<boolean> {
-    const result = await this.query(sql.deletePlant(owner, id));
-    return result.rowCount === 1;
+  async deletePlant(owner: string, id: bigint, token?: TokenCheck): Promise<boolean> {
+    if (token === undefined) return (await this.query(sql.deletePlant(owner, id))).rowCount === 1;
+    const row = validRows(await this.query<{ deleted: number }>(sql.checkedDeletePlant(token.digest, owner, id)), token)[0];
+    return row?.deleted === 1;
   }
 
   async createToken(token: NewTokenRecord): Promise<void> {

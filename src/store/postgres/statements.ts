@@ -11,10 +11,10 @@ type Statement = pg.QueryConfig<unknown[]>;
 /** Which of an owner's plants a list reads. */
 type PlantFilter = Pick<ListQuery, 'after' | 'tag'>;
 
-/** The WHERE clause for a filter, its values so far, and a statement name per shape of clause. */
-function plantFilter(prefix: string, owner: string, filter: PlantFilter): { name: string; where: string; values: unknown[] } {
-  const values: unknown[] = [owner];
-  let where = 'owner = $1';
+/** The WHERE clause for a filter, its values so far (after `leading`), and a statement name per shape of clause. */
+function plantFilter(prefix: string, owner: string, filter: PlantFilter, leading: unknown[] = []): { name: string; where: string; values: unknown[] } {
+  const values: unknown[] = [...leading, owner];
+  let where = `owner = $${values.length}`;
   let name = prefix;
   if (filter.tag !== undefined) {
     values.push(filter.tag);
@@ -29,6 +29,11 @@ function plantFilter(prefix: string, owner: string, filter: PlantFilter): { name
   return { name, where, values };
 }
 
+/** The token row a TokenCheck stands for, if it is stored and unrevoked; its digest is $1. */
+const VALID_TOKEN = 'SELECT 1 FROM api_tokens WHERE digest = $1 AND revoked_at IS NULL';
+
+const digestValue = (digest: string): Buffer => Buffer.from(digest, 'hex');
+
 export const sql = {
   insertPlant: (owner: string, id: bigint, name: string, tag: string | null): Statement => ({
     name: 'plantstore_insert_plant',
@@ -38,22 +43,29 @@ export const sql = {
   /**
    * Inserts a batch of plants in one statement. Rows go in (owner, id) order so that concurrent
    * batches take their row locks in one order and cannot deadlock; among rows of one key the
-   * earliest in the batch wins. Answers, for every row whose key was inserted now, its position
-   * (1-based) and the position of the row that won.
+   * earliest in the batch wins. A row with a token digest is inserted only if that token is
+   * stored unrevoked. Answers, for every row whose key was inserted now, its position (1-based)
+   * and the position of the row that won; for every row refused for its token, its position
+   * and winner 0.
    */
-  insertPlants: (owners: string[], ids: string[], names: string[], tags: (string | null)[]): Statement => ({
+  insertPlants: (owners: string[], ids: string[], names: string[], tags: (string | null)[], digests: (Buffer | null)[]): Statement => ({
     name: 'plantstore_insert_plants',
     text: `WITH input AS (
-             SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[]) WITH ORDINALITY AS t(owner, id, name, tag, n)
+             SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bytea[]) WITH ORDINALITY AS t(owner, id, name, tag, digest, n)
+           ), allowed AS (
+             SELECT * FROM input
+             WHERE digest IS NULL OR EXISTS (SELECT 1 FROM api_tokens a WHERE a.digest = input.digest AND a.revoked_at IS NULL)
            ), inserted AS (
              INSERT INTO plants (owner, id, name, tag)
-             SELECT owner, id, name, tag FROM input ORDER BY owner, id, n
+             SELECT owner, id, name, tag FROM allowed ORDER BY owner, id, n
              ON CONFLICT (owner, id) DO NOTHING
              RETURNING owner, id
            )
-           SELECT input.n, min(input.n) OVER (PARTITION BY input.owner, input.id) AS winner
-           FROM input JOIN inserted USING (owner, id)`,
-    values: [owners, ids, names, tags],
+           SELECT allowed.n, min(allowed.n) OVER (PARTITION BY allowed.owner, allowed.id) AS winner
+           FROM allowed JOIN inserted USING (owner, id)
+           UNION ALL
+           SELECT input.n, 0 FROM input WHERE NOT EXISTS (SELECT 1 FROM allowed WHERE allowed.n = input.n)`,
+    values: [owners, ids, names, tags, digests],
   }),
   /** The stored plants at the given (owner, id) keys, each with the position it was asked at. */
   selectPlants: (owners: string[], ids: string[], positions: number[]): Statement => ({
@@ -91,6 +103,54 @@ export const sql = {
     values.push(offset);
     return { name, text: `SELECT id FROM plants WHERE ${where} ORDER BY id LIMIT 2 OFFSET $${values.length}`, values };
   },
+  /**
+   * The statements below check a token with the plant work: no row at all means the token is
+   * not stored unrevoked (401), and nothing about plants was read or changed.
+   */
+  validToken: (digest: string): Statement => ({
+    name: 'plantstore_valid_token',
+    text: VALID_TOKEN,
+    values: [digestValue(digest)],
+  }),
+  /** One row when the token is valid: the plant, or NULLs when there is none. */
+  checkedPlant: (digest: string, owner: string, id: bigint): Statement => ({
+    name: 'plantstore_checked_plant',
+    text: `SELECT p.id, p.name, p.tag FROM (${VALID_TOKEN}) t LEFT JOIN plants p ON p.owner = $2 AND p.id = $3`,
+    values: [digestValue(digest), owner, id.toString()],
+  }),
+  /** When the token is valid, the page, or one row of NULLs when it is empty. */
+  checkedListPlants: (digest: string, owner: string, filter: PlantFilter, limit: number): Statement => {
+    const { name, where, values } = plantFilter('plantstore_checked_list', owner, filter, [digestValue(digest)]);
+    values.push(limit);
+    return {
+      name,
+      text: `SELECT p.id, p.name, p.tag FROM (${VALID_TOKEN}) t
+             LEFT JOIN LATERAL (SELECT id, name, tag FROM plants WHERE ${where} ORDER BY id LIMIT $${values.length}) p ON true`,
+      values,
+    };
+  },
+  /**
+   * Many pages at once, each from `first` on: for every page whose digest is NULL or names a
+   * valid token, its position (1-based) with its plants, or with one row of NULLs when it is
+   * empty; for a page whose token is not valid, no row.
+   */
+  checkedPages: (owners: string[], firsts: string[], limits: number[], digests: (Buffer | null)[]): Statement => ({
+    name: 'plantstore_checked_pages',
+    text: `SELECT k.n, p.id, p.name, p.tag
+           FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::bytea[]) WITH ORDINALITY AS k(owner, first, lim, digest, n)
+           LEFT JOIN LATERAL (SELECT id, name, tag FROM plants WHERE owner = k.owner AND id >= k.first ORDER BY id LIMIT k.lim) p ON true
+           WHERE k.digest IS NULL OR EXISTS (SELECT 1 FROM api_tokens a WHERE a.digest = k.digest AND a.revoked_at IS NULL)
+           ORDER BY k.n, p.id`,
+    values: [owners, firsts, limits, digests],
+  }),
+  /** One row when the token is valid, with how many plants it deleted (0 or 1). */
+  checkedDeletePlant: (digest: string, owner: string, id: bigint): Statement => ({
+    name: 'plantstore_checked_delete_plant',
+    text: `WITH t AS (${VALID_TOKEN}),
+           d AS (DELETE FROM plants WHERE owner = $2 AND id = $3 AND EXISTS (SELECT 1 FROM t) RETURNING 1)
+           SELECT (SELECT count(*) FROM d)::integer AS deleted FROM t`,
+    values: [digestValue(digest), owner, id.toString()],
+  }),
   insertToken: (token: NewTokenRecord): Statement => ({
     name: 'plantstore_insert_token',
     text: 'INSERT INTO api_tokens (id, digest, user_name, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
@@ -118,10 +178,10 @@ export const sql = {
     text: 'UPDATE api_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL',
     values: [id, at],
   }),
-  /** Never moves "last used" backwards when instances touch the same token out of order. */
+  /** Never moves "last used" backwards when instances touch the same token out of order, nor touches a revoked token. */
   touchToken: (id: string, at: Date): Statement => ({
     name: 'plantstore_touch_token',
-    text: 'UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)',
+    text: 'UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND revoked_at IS NULL AND (last_used_at IS NULL OR last_used_at < $2)',
     values: [id, at],
   }),
 } as const;

@@ -52,6 +52,8 @@ function serializeToken(token: NewTokenRecord): SerializedToken {
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
+  /** Tokens are checked with findTokenByDigest, synchronously: no round trip to save. */
+  readonly checksTokensWithPlants = false;
   private readonly sql: ReturnType<typeof prepareReads>;
   /** Page statements by WHERE clause (plant-filter.ts), prepared on first use. */
   private readonly pageStatements = new Map<string, Database.Statement>();
