@@ -101,6 +101,7 @@ export function buildApp(parts: AppParts): RequestListener {
 
   /** Runs the checks and the route; a promise only when something on the way had to wait. */
   function dispatch(ctx: RequestContext, match: Match | undefined): MaybePromise<void> {
+    if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') throw errors.missingHost();
     if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');
     if (match === undefined) throw errors.routeNotFound();
     const { route } = match;

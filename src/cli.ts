@@ -7,12 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { issueToken, parseDuration } from './auth/api-tokens.js';
-import { isValidOwner } from './auth/principal.js';
+import { expiryAfter, issueToken, parseDuration } from './auth/api-tokens.js';
+import { UserNameError, normalizeUserName, shownUserName } from './auth/user-name.js';
 import { CommanderError, UsageError, USAGE_EXIT_CODE, commanderExitCode, configureUsageErrors, withDefaultCommand } from './cli/usage.js';
 import { StoreUnavailableError } from './errors.js';
 import { SETTINGS, SettingError, loadSettings, type Settings } from './settings.js';
-import { StartError, asStartError } from './start-failure.js';
+import { StartError, asStartError, briefReason } from './start-failure.js';
 import { BackupError, backupDatabase, restoreDatabase } from './store/sqlite/backup.js';
 import { sqlitePath } from './store/sqlite/connection.js';
 import { openStore } from './store/open-store.js';
@@ -26,7 +26,8 @@ function settingOptions(command: Command, keys: readonly (keyof Settings)[] | 'a
   for (const spec of SETTINGS) {
     if (keys !== 'all' && !keys.includes(spec.key)) continue;
     const defaultText = spec.default === undefined || spec.default === '' ? 'unset' : spec.default;
-    command.addOption(new Option(`--${spec.flag} <value>`, `${spec.doc} [env ${spec.env}, default ${defaultText}]`));
+    const env = spec.file === true ? `${spec.env} or ${spec.env}_FILE` : spec.env;
+    command.addOption(new Option(`--${spec.flag} <value>`, `${spec.doc} [env ${env}, default ${defaultText}]`));
   }
   return command;
 }
@@ -106,10 +107,17 @@ settingOptions(
   if (options.expiresIn !== undefined && expiresInMs === undefined) {
     throw new UsageError('--expires-in must look like 90s, 30m, 12h or 30d');
   }
-  if (options.user.trim() === '' || !isValidOwner(options.user)) {
-    throw new UsageError('--user must be 1 to 256 characters without control characters');
+  if (expiresInMs !== undefined && expiryAfter(new Date(), expiresInMs) === undefined) {
+    throw new UsageError(`--expires-in ${options.expiresIn} ends after the year 9999; give a shorter lifetime, or none for a token that never expires`);
   }
-  const issued = await withStore(command, (store) => issueToken(store, { user: options.user, readOnly: options.readOnly === true, expiresInMs }));
+  let user: string;
+  try {
+    user = normalizeUserName(options.user);
+  } catch (error) {
+    if (!(error instanceof UserNameError)) throw error;
+    throw new UsageError(`--user ${JSON.stringify(options.user)} is refused: ${error.message}`);
+  }
+  const issued = await withStore(command, (store) => issueToken(store, { user, readOnly: options.readOnly === true, expiresInMs }));
   process.stdout.write(`${issued?.token}\n`);
 });
 
@@ -124,7 +132,7 @@ settingOptions(
   }
   const rows = [['ID', 'USER', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'REVOKED']];
   for (const t of tokens) {
-    rows.push([t.id, t.user, t.scopes.join(' '), iso(t.createdAt), iso(t.expiresAt), iso(t.lastUsedAt), iso(t.revokedAt)]);
+    rows.push([t.id, shownUserName(t.user), t.scopes.join(' '), iso(t.createdAt), iso(t.expiresAt), iso(t.lastUsedAt), iso(t.revokedAt)]);
   }
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
   for (const row of rows) process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()}\n`);
@@ -177,5 +185,7 @@ try {
   }
   if (error instanceof StartError || error instanceof BackupError) fail(error.message);
   if (error instanceof StoreUnavailableError) fail(`cannot use the database: ${error.message}`);
-  throw error;
+  // Anything else is a bug or a failure nobody foresaw: still one line, the stack only when asked for.
+  if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  fail(`failed unexpectedly (${briefReason(error)}); LOG_LEVEL=debug shows the details`);
 }

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { issueToken } from './auth/api-tokens.js';
 import { buildAuthenticator } from './auth/build-authenticator.js';
+import { answerClientErrors } from './http/client-error.js';
 import { Metrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { ResponseBatcher } from './http/response-batcher.js';
@@ -80,9 +81,12 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       // Node checks those timeouts only this often (30 s by default, which would let a stall last 60 s).
       connectionsCheckingInterval: 1_000,
       keepAliveTimeout: 5_000,
+      // The app answers a missing Host itself, with an Error body.
+      requireHostHeader: false,
     },
     app,
   );
+  answerClientErrors(server);
   try {
     await rateLimiter?.started;
     await new Promise<void>((resolve, reject) => {

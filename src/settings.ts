@@ -4,6 +4,8 @@
  * No framework imports here: the CLI, the server and the tests all load settings the same way.
  */
 
+import { readFileSync } from 'node:fs';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -47,6 +49,8 @@ interface SettingSpec<K extends keyof Settings> {
   default: string | undefined;
   doc: string;
   parse: (raw: string) => Settings[K];
+  /** Also read from the file that `<env>_FILE` names (container secrets), for values that hold secrets. */
+  file?: true;
 }
 
 function integer(min: number, max: number) {
@@ -148,6 +152,7 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
     default: 'sqlite:./data/plantstore.db',
     doc: 'sqlite:<path> (embedded, created on first start) or postgres://…',
     parse: databaseUrl,
+    file: true,
   },
   { key: 'databasePoolSize', env: 'DATABASE_POOL_SIZE', flag: 'database-pool-size', default: '10', doc: 'PostgreSQL connections per instance', parse: integer(1, 1000) },
   {
@@ -164,7 +169,7 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
   },
   { key: 'bodyLimit', env: 'BODY_LIMIT', flag: 'body-limit', default: '16384', doc: 'largest request body in bytes', parse: integer(64, 16 * 1024 * 1024) },
   { key: 'bootstrapToken', env: 'BOOTSTRAP_TOKEN', flag: 'bootstrap-token', default: 'true', doc: 'false stops the first-start admin token', parse: boolean },
-  { key: 'jwtSecret', env: 'JWT_SECRET', flag: 'jwt-secret', default: undefined, doc: 'HS256 shared secret (development); enables JWTs', parse: optional(nonEmpty) },
+  { key: 'jwtSecret', env: 'JWT_SECRET', flag: 'jwt-secret', default: undefined, doc: 'HS256 shared secret (development); enables JWTs', parse: optional(nonEmpty), file: true },
   { key: 'jwtJwksUrl', env: 'JWT_JWKS_URL', flag: 'jwt-jwks-url', default: undefined, doc: 'JWKS address of the identity provider; enables JWTs', parse: optional(httpUrl) },
   { key: 'jwtIssuer', env: 'JWT_ISSUER', flag: 'jwt-issuer', default: undefined, doc: 'checked against the iss claim when set', parse: optional(nonEmpty) },
   { key: 'jwtAudience', env: 'JWT_AUDIENCE', flag: 'jwt-audience', default: undefined, doc: 'checked against the aud claim when set (comma-separated to accept several)', parse: optional(list) },
@@ -178,7 +183,7 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
     doc: 'requests per owner per window, e.g. 100/1s (off by default; per process unless REDIS_URL is set)',
     parse: optional(parseRateLimit),
   },
-  { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis-url', default: '', doc: 'Redis that holds the RATE_LIMIT counters for all processes and instances', parse: optional(redisUrl) },
+  { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis-url', default: '', doc: 'Redis that holds the RATE_LIMIT counters for all processes and instances', parse: optional(redisUrl), file: true },
   { key: 'redisKeyPrefix', env: 'REDIS_KEY_PREFIX', flag: 'redis-key-prefix', default: 'plantstore:ratelimit', doc: "prefix of plantstore's keys in Redis", parse: nonEmpty },
   { key: 'streamsPerOwner', env: 'STREAMS_PER_OWNER', flag: 'streams-per-owner', default: '4', doc: 'streamed lists (GET /plants without limit) one owner may have open at once; past it 429', parse: integer(1, 1000) },
   { key: 'streamsPerProcess', env: 'STREAMS_PER_PROCESS', flag: 'streams-per-process', default: '32', doc: 'streamed lists one process serves at once; past it 503', parse: integer(1, 10000) },
@@ -203,6 +208,28 @@ function shown(key: keyof Settings, raw: string): string {
 }
 
 /**
+ * The value of `<env>_FILE`'s file, for settings that take one: the container-secrets
+ * convention, which keeps a secret out of the environment. Line breaks at the end are dropped
+ * (editors and `echo` add one). Undefined when `<env>_FILE` is unset.
+ */
+function fromFile(spec: SettingSpec<keyof Settings>, env: NodeJS.ProcessEnv): string | undefined {
+  const fileVariable = `${spec.env}_FILE`;
+  const path = spec.file === true ? env[fileVariable] : undefined;
+  if (path === undefined || path === '') return undefined;
+  if (env[spec.env] !== undefined) {
+    throw new SettingError(`${spec.env} and ${fileVariable} are both set: keep one of them`);
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new SettingError(`${fileVariable}=${JSON.stringify(path)} cannot be read (${code}); point it at a readable file`);
+  }
+  return text.replace(/[\r\n]+$/, '');
+}
+
+/**
  * Reads every setting from flags (by setting key) over the environment over the default.
  * With `only`, the other settings keep their defaults, so a command is not stopped by a
  * setting it does not use. Throws SettingError naming the first bad one.
@@ -216,9 +243,11 @@ export function loadSettings(
   for (const spec of SETTINGS) {
     const used = only === undefined || only.includes(spec.key);
     const fromFlag = used ? flags[spec.key] : undefined;
-    const fromEnv = used ? env[spec.env] : undefined;
+    const fromEnvFile = used ? fromFile(spec, env) : undefined;
+    const fromEnv = used ? (fromEnvFile ?? env[spec.env]) : undefined;
     const raw = fromFlag ?? fromEnv ?? spec.default;
-    const source = fromFlag !== undefined ? `--${spec.flag}` : fromEnv !== undefined ? spec.env : `default of ${spec.env}`;
+    const envSource = fromEnvFile !== undefined ? `${spec.env}_FILE's file` : spec.env;
+    const source = fromFlag !== undefined ? `--${spec.flag}` : fromEnv !== undefined ? envSource : `default of ${spec.env}`;
     try {
       result[spec.key] = raw === undefined ? undefined : spec.parse(raw);
     } catch (error) {

@@ -82,6 +82,15 @@ function sqliteFailure(detail: Detail, file: string): string | undefined {
   return undefined;
 }
 
+/** A URL part percent-decoded, or as written when its escapes are malformed. */
+function decodedOrAsIs(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 function postgresFailure(error: unknown, databaseUrl: string): string | undefined {
   let url: URL;
   try {
@@ -90,8 +99,8 @@ function postgresFailure(error: unknown, databaseUrl: string): string | undefine
     return undefined;
   }
   const server = `PostgreSQL at ${url.hostname || 'localhost'}:${url.port || '5432'}`;
-  const database = decodeURIComponent(url.pathname.slice(1));
-  const user = decodeURIComponent(url.username);
+  const database = decodedOrAsIs(url.pathname.slice(1));
+  const user = decodedOrAsIs(url.username);
   const sent = serverError(error);
   const code = sent?.code;
   if (code === '3D000') {

@@ -36,13 +36,15 @@ export async function issueToken(store: TokenStore, options: IssueOptions): Prom
   const token = `${TOKEN_PREFIX}${crypto.randomBytes(32).toString('base64url')}`;
   const now = new Date();
   const scopes: Scope[] = options.readOnly === true ? [READ] : [READ, WRITE];
+  const expiresAt = options.expiresInMs === undefined ? null : expiryAfter(now, options.expiresInMs);
+  if (expiresAt === undefined) throw new RangeError(`a token cannot expire after ${LATEST_EXPIRY.toISOString()}`);
   const record = {
     id: `tok_${crypto.randomBytes(6).toString('hex')}`,
     digest: digestToken(token),
     user: options.user,
     scopes,
     createdAt: now,
-    expiresAt: options.expiresInMs === undefined ? null : new Date(now.getTime() + options.expiresInMs),
+    expiresAt,
   };
   if (options.onlyIfFirst === true) {
     if (!(await store.createFirstToken(record))) return undefined;
@@ -51,6 +53,15 @@ export async function issueToken(store: TokenStore, options: IssueOptions): Prom
   }
   const { digest, ...shown } = record;
   return { token, record: { ...shown, lastUsedAt: null, revokedAt: null } };
+}
+
+/** The last moment a token may expire: both stores and ISO 8601's four-digit years end here. */
+export const LATEST_EXPIRY = new Date(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
+
+/** When a token issued at `now` for `lifetimeMs` expires; undefined when that is past LATEST_EXPIRY. */
+export function expiryAfter(now: Date, lifetimeMs: number): Date | undefined {
+  const expiry = now.getTime() + lifetimeMs;
+  return expiry > LATEST_EXPIRY.getTime() ? undefined : new Date(expiry);
 }
 
 /** Parses `<n>s`, `<n>m`, `<n>h` or `<n>d` into milliseconds; undefined when malformed. */

@@ -5,7 +5,8 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { errors } from '../errors.js';
 import { KeySetUnavailableError, type JwksCache } from './jwks-cache.js';
-import { isValidOwner, type CredentialVerifier, type Principal } from './principal.js';
+import type { CredentialVerifier, Principal } from './principal.js';
+import { normalizeUserName } from './user-name.js';
 
 /** Algorithms accepted from a key set; HS256 is never among them, which stops algorithm confusion. */
 export const JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
@@ -77,11 +78,15 @@ export class JwtVerifier implements CredentialVerifier {
   }
 }
 
-/** The owner claim's value; a missing, empty or non-string claim makes the token invalid. */
+/** The owner claim's value as a user name (NFC); a missing, non-string or unreadable one makes the token invalid. */
 function ownerOf(payload: JWTPayload, claim: string): string {
   const owner = Object.hasOwn(payload, claim) ? payload[claim] : undefined;
-  if (typeof owner !== 'string' || !isValidOwner(owner)) throw errors.invalidToken();
-  return owner;
+  if (typeof owner !== 'string') throw errors.invalidToken();
+  try {
+    return normalizeUserName(owner);
+  } catch {
+    throw errors.invalidToken();
+  }
 }
 
 /** Scopes from the space-separated `scope` claim and from `scp` (a string, or an array as Entra and Okta send). */

@@ -5,13 +5,6 @@ export type { Scope };
 export const READ: Scope = 'plants:read';
 export const WRITE: Scope = 'plants:write';
 
-const OWNER = /^[^\u0000-\u001f\u007f]{1,256}$/u;
-
-/** An owner name both stores can hold: 1–256 characters, no control characters (PostgreSQL text has no NUL). */
-export function isValidOwner(owner: string): boolean {
-  return OWNER.test(owner) && owner.isWellFormed();
-}
-
 /**
  * A token whose revocation the store checks with the request's own statement. Whatever answers
  * the request before that statement runs (a 400, a 403) must first `confirm` it, so that a

@@ -4,7 +4,7 @@
  */
 import { errors } from '../errors.js';
 import { parseInt64, parseNonNegativeInt32 } from '../plants/int64.js';
-import { PLANT_FIELDS, type PlantFields } from '../plants/plant.js';
+import { PLANT_FIELDS, PlantValidationError, checkTag, type PlantFields } from '../plants/plant.js';
 import type { ListQuery } from '../store/store.js';
 
 export interface ListParams extends ListQuery {
@@ -39,6 +39,16 @@ function parseFields(raw: string | undefined): PlantFields {
   return fields;
 }
 
+/** The `tag` filter follows the tag rules, so every store sees only text it can compare (PostgreSQL has no NUL). */
+function checkTagFilter(tag: string): void {
+  try {
+    checkTag(tag);
+  } catch (error) {
+    if (error instanceof PlantValidationError) throw errors.badRequest(error.message);
+    throw error;
+  }
+}
+
 export function parseListParams(query: string): ListParams {
   const none = { limit: undefined, after: undefined, tag: undefined, fields: PLANT_FIELDS, rawFields: undefined };
   if (query === '') return none;
@@ -59,7 +69,7 @@ export function parseListParams(query: string): ListParams {
     throw errors.badRequest('"after" must be a signed 64-bit integer written in decimal digits.');
   }
   const tag = values.get('tag');
-  if (tag === '') throw errors.badRequest('"tag" must not be empty.');
+  if (tag !== undefined) checkTagFilter(tag);
   const rawFields = values.get('fields');
   return { limit, after, tag, fields: parseFields(rawFields), rawFields };
 }

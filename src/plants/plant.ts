@@ -55,6 +55,11 @@ function checkId(value: JsonValue | undefined): bigint {
   return id;
 }
 
+/** A tag as the NewPlant rules allow it (a `tag` filter that breaks them could match no plant). */
+export function checkTag(value: string): string {
+  return checkText('tag', value, TAG_MAX_LENGTH);
+}
+
 /** Checks a parsed body against the NewPlant rules; other fields are dropped. */
 export function toNewPlant(body: JsonValue): StoredPlant {
   if (!(body instanceof Map)) throw new PlantValidationError('The request body must be a JSON object.');

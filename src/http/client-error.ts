@@ -1,0 +1,102 @@
+/**
+ * What node's HTTP parser rejects before plantstore sees a request (a malformed header, a
+ * request line that is not HTTP, headers too large, a request that took too long) still gets an
+ * Error body, written straight to the socket, and the connection is closed.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+interface ParserError extends Error {
+  code?: string;
+}
+
+/** The status and sentence for a parser error, as node's own handler picks the status. */
+function answerFor(error: ParserError): { status: number; reason: string; message: string } {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return { status: 431, reason: 'Request Header Fields Too Large', message: 'The request headers are larger than the server accepts.' };
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { status: 408, reason: 'Request Timeout', message: 'The request was not complete in time.' };
+  }
+  return { status: 400, reason: 'Bad Request', message: 'The request is not well-formed HTTP/1.1.' };
+}
+
+/** The raw bytes of the answer to a request the parser rejected. */
+function clientErrorAnswer(error: ParserError): string {
+  const { status, reason, message } = answerFor(error);
+  return rawError(status, reason, message);
+}
+
+/** An Error response as raw bytes, closing the connection. */
+function rawError(status: number, reason: string, message: string): string {
+  const body = JSON.stringify({ error: status, message });
+  return [
+    `HTTP/1.1 ${status} ${reason}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${randomBytes(9).toString('base64url')}`,
+    'X-Content-Type-Options: nosniff',
+    'Cache-Control: no-store',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * Requests node takes away from the app: CONNECT (plantstore is no proxy) and an Expect
+ * other than 100-continue (417). Both get an Error body like every other refusal.
+ */
+function answerDivertedRequests(server: Server): void {
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.end(rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
+  });
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({ error: 417, message: 'The only expectation this server meets is 100-continue.' });
+    res.writeHead(417, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': randomBytes(9).toString('base64url'),
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+      connection: 'close',
+    });
+    res.end(body);
+  });
+}
+
+/**
+ * Answers parser errors with an Error body. When the bytes that failed follow a request whose
+ * answer is coming (a complete request still at work, or one answered without reading its
+ * body), that answer goes first and the Error follows it. A request cut short by the error,
+ * and not yet answered, can never be: the Error is its answer.
+ */
+export function answerClientErrors(server: Server): void {
+  answerDivertedRequests(server);
+  const inFlight = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    inFlight.set(req.socket, { req, res });
+    res.once('close', () => {
+      if (inFlight.get(req.socket)?.res === res) inFlight.delete(req.socket);
+    });
+  });
+  server.on('clientError', (error: ParserError, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const answer = clientErrorAnswer(error);
+    const busy = inFlight.get(socket);
+    const answerComing = busy !== undefined && !busy.res.writableFinished && (busy.req.complete || busy.res.headersSent);
+    if (!answerComing) {
+      socket.end(answer);
+      return;
+    }
+    const { res } = busy;
+    res.once('finish', () => socket.end(answer));
+    res.once('close', () => {
+      if (!res.writableFinished) socket.destroy();
+    });
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * Every case the property-based fuzz (fuzz.test.ts) ever found, kept as a plain test so that it
+ * stays fixed whatever the fuzz generates next. docs/fuzzing.md lists them with their causes.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { assertError } from '../helpers/assertions.js';
+import { rawExchange } from '../helpers/raw-http.js';
+import { startTestServer, storeKinds } from '../helpers/server.js';
+
+/** Parses a raw HTTP/1.1 answer into its status, headers and body. */
+function parseAnswer(answer: string): { status: number; headers: Map<string, string>; body: string } {
+  const end = answer.indexOf('\r\n\r\n');
+  const [statusLine = '', ...lines] = answer.slice(0, end).split('\r\n');
+  const headers = new Map<string, string>();
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers.set(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim());
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: answer.slice(end + 4) };
+}
+
+/** A raw answer that must be the Error shape with this status, and close the connection. */
+function assertRawError(answer: string, status: number, what: string): void {
+  const parsed = parseAnswer(answer);
+  assert.equal(parsed.status, status, `${what}: ${JSON.stringify(answer.slice(0, 80))}`);
+  assert.match(parsed.headers.get('content-type') ?? '', /^application\/json/, what);
+  assert.equal(parsed.headers.get('x-content-type-options'), 'nosniff', what);
+  assert.ok((parsed.headers.get('x-request-id') ?? '') !== '', `${what}: X-Request-Id`);
+  const body = JSON.parse(parsed.body) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(body).sort(), ['error', 'message'], what);
+  assert.equal(body.error, status, what);
+  assert.equal(typeof body.message, 'string', what);
+}
+
+for (const kind of storeKinds()) {
+  describe(`cases the fuzz found, on ${kind}`, () => {
+    test('DELETE answers 204 with X-Content-Type-Options: nosniff like every other answer', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      assert.equal((await user.request('/plants', { method: 'POST', json: { id: 1, name: 'Fern' } })).status, 200);
+      const response = await user.request('/plants/1', { method: 'DELETE' });
+      assert.equal(response.status, 204);
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(response.headers.get('cache-control'), 'no-store');
+    });
+
+    test('OPTIONS answers 204 with Cache-Control: no-store like every other API answer', async (t) => {
+      const server = await startTestServer(t, kind);
+      for (const path of ['/plants', '/plants/7']) {
+        const response = await fetch(server.url + path, { method: 'OPTIONS' });
+        assert.equal(response.status, 204);
+        assert.equal(response.headers.get('cache-control'), 'no-store', path);
+        assert.equal(response.headers.get('x-content-type-options'), 'nosniff', path);
+      }
+    });
+
+    test('GET /plants?tag=%00 → 400 Error (PostgreSQL text cannot hold NUL; SQLite must answer the same)', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      for (const tag of ['%00', 'a%00b', '%1F', '%7F', 'x'.repeat(65), '%20%20', '%E2%80%83']) {
+        await assertError(await user.request(`/plants?tag=${tag}`), 400, `tag=${tag}`);
+      }
+      const fine = await user.request(`/plants?tag=${'x'.repeat(64)}`);
+      assert.equal(fine.status, 200);
+      assert.equal(await fine.text(), '[]');
+    });
+
+    test('a header line without a colon → 400 Error body, not a bare 400', async (t) => {
+      const server = await startTestServer(t, kind);
+      const answer = await rawExchange(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n');
+      assertRawError(answer, 400, 'bad header');
+    });
+
+    test('a request line that is not HTTP → 400 Error body', async (t) => {
+      const server = await startTestServer(t, kind);
+      assertRawError(await rawExchange(server.url, 'GARBAGE\r\n\r\n'), 400, 'garbage');
+      assertRawError(await rawExchange(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'), 400, 'two lengths');
+    });
+
+    test('a body sent without Content-Length: the request is answered, then the stray bytes get a 400 Error', async (t) => {
+      const server = await startTestServer(t, kind);
+      const answer = await rawExchange(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n{}');
+      const second = answer.indexOf('HTTP/1.1 400');
+      assert.match(answer, /^HTTP\/1\.1 200 /, JSON.stringify(answer.slice(0, 80)));
+      assert.ok(second > 0, JSON.stringify(answer));
+      assertRawError(answer.slice(second), 400, 'stray bytes');
+    });
+
+    test('Transfer-Encoding other than chunked → 400 Error body (RFC 9112 §6.3), not a dropped connection', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const head = (method: string) => `${method} /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n`;
+      assertRawError(await rawExchange(server.url, head('GET')), 400, 'GET');
+      assertRawError(await rawExchange(server.url, `${head('POST')}{"id":1,"name":"Fern"}`), 400, 'POST');
+      assert.equal(await (await user.request('/plants')).text(), '[]');
+    });
+
+    test('CONNECT → 400 Error body (plantstore is no proxy), not a dropped connection', async (t) => {
+      const server = await startTestServer(t, kind);
+      const answer = await rawExchange(server.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+      assertRawError(answer, 400, 'CONNECT');
+    });
+
+    test('an Expect other than 100-continue → 417 Error body, not a bare 417', async (t) => {
+      const server = await startTestServer(t, kind);
+      const answer = await rawExchange(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n');
+      assertRawError(answer, 417, 'Expect');
+    });
+
+    test('headers larger than the parser accepts → 431 Error body', async (t) => {
+      const server = await startTestServer(t, kind);
+      const answer = await rawExchange(server.url, `GET /plants HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`);
+      assertRawError(answer, 431, 'header overflow');
+    });
+
+    test('an HTTP/1.1 request without Host → 400 Error body; HTTP/1.0 needs none', async (t) => {
+      const server = await startTestServer(t, kind);
+      const missing = await rawExchange(server.url, 'GET /plants HTTP/1.1\r\n\r\n');
+      assertRawError(missing, 400, 'missing Host');
+      assert.match(JSON.parse(parseAnswer(missing).body).message as string, /Host/);
+      const old = parseAnswer(await rawExchange(server.url, 'GET /healthz HTTP/1.0\r\n\r\n'));
+      assert.equal(old.status, 200);
+    });
+  });
+}

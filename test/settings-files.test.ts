@@ -1,0 +1,95 @@
+/** Secrets from files: JWT_SECRET_FILE and DATABASE_URL_FILE, the container-secrets convention. */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { SignJWT } from 'jose';
+import { SettingError, loadSettings } from '../src/settings.js';
+import { runCli, startServerProcess } from './helpers/process.js';
+import { authorizedFetch, tempDir } from './helpers/server.js';
+
+const SECRET = 'a shared secret of thirty-two bytes or more';
+
+describe('settings from <NAME>_FILE', () => {
+  test('JWT_SECRET_FILE and DATABASE_URL_FILE are read, with the trailing line break dropped', (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'jwt'), `${SECRET}\n`);
+    writeFileSync(join(dir, 'db'), 'postgres://plantstore:p%40ss@db:5432/plants\r\n');
+    const settings = loadSettings({ JWT_SECRET_FILE: join(dir, 'jwt'), DATABASE_URL_FILE: join(dir, 'db') });
+    assert.equal(settings.jwtSecret, SECRET);
+    assert.equal(settings.databaseUrl, 'postgres://plantstore:p%40ss@db:5432/plants');
+  });
+
+  test('REDIS_URL, which may hold a password, can come from REDIS_URL_FILE too', (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'redis'), 'redis://:secret@127.0.0.1:6379\n');
+    assert.equal(loadSettings({ REDIS_URL_FILE: join(dir, 'redis') }).redisUrl, 'redis://:secret@127.0.0.1:6379');
+  });
+
+  test('a secret with inner line breaks and white space at its ends keeps them; only final line breaks go', (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'jwt'), ` ${SECRET}\nsecond line \n\n`);
+    assert.equal(loadSettings({ JWT_SECRET_FILE: join(dir, 'jwt') }).jwtSecret, ` ${SECRET}\nsecond line `);
+  });
+
+  test('setting both X and X_FILE is an error naming both', (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'jwt'), SECRET);
+    const both = (env: NodeJS.ProcessEnv, message: string) =>
+      assert.throws(() => loadSettings(env), (error: unknown) => error instanceof SettingError && error.message === message);
+    both({ JWT_SECRET: SECRET, JWT_SECRET_FILE: join(dir, 'jwt') }, 'JWT_SECRET and JWT_SECRET_FILE are both set: keep one of them');
+    both({ DATABASE_URL: 'sqlite:a.db', DATABASE_URL_FILE: join(dir, 'jwt') }, 'DATABASE_URL and DATABASE_URL_FILE are both set: keep one of them');
+  });
+
+  test('a file that cannot be read is a bad setting naming the variable and the path, never the content', (t) => {
+    const missing = join(tempDir(t), 'missing');
+    assert.throws(() => loadSettings({ JWT_SECRET_FILE: missing }), (error: unknown) => {
+      assert.ok(error instanceof SettingError);
+      assert.equal(error.message, `JWT_SECRET_FILE=${JSON.stringify(missing)} cannot be read (ENOENT); point it at a readable file`);
+      return true;
+    });
+  });
+
+  test("a file's value is checked like the variable's; a secret stays hidden in the message", (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'jwt'), 'too short\n');
+    writeFileSync(join(dir, 'db'), 'mysql://user:hunter2@db/plants\n');
+    assert.throws(() => loadSettings({ JWT_SECRET_FILE: join(dir, 'jwt') }), /JWT_SECRET must be at least 32 bytes/);
+    assert.throws(() => loadSettings({ DATABASE_URL_FILE: join(dir, 'db') }), (error: unknown) => {
+      assert.ok(error instanceof SettingError);
+      assert.match(error.message, /^DATABASE_URL_FILE's file="mysql:\/\/user:\*\*\*@db\/plants" must be sqlite:<path> or postgres/);
+      return true;
+    });
+  });
+
+  test('settings without a secret have no _FILE variant; a flag still wins over the file', (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'port'), '9000');
+    assert.equal(loadSettings({ PORT_FILE: join(dir, 'port') }).port, 8080);
+    writeFileSync(join(dir, 'db'), 'sqlite:from-file.db');
+    assert.equal(loadSettings({ DATABASE_URL_FILE: join(dir, 'db') }, { databaseUrl: 'sqlite:from-flag.db' }).databaseUrl, 'sqlite:from-flag.db');
+  });
+
+  test('a server started with both files uses them: its database, and JWTs signed with the secret', async (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'jwt'), `${SECRET}\n`);
+    writeFileSync(join(dir, 'db'), `sqlite:${join(dir, 'from-file.db')}\n`);
+    const server = await startServerProcess(t, { JWT_SECRET_FILE: join(dir, 'jwt'), DATABASE_URL_FILE: join(dir, 'db'), BOOTSTRAP_TOKEN: 'false' });
+    const jwt = await new SignJWT({ sub: 'filed', scope: 'plants:read plants:write' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(SECRET));
+    assert.equal((await authorizedFetch(`${server.url}/plants`, jwt, { method: 'POST', json: { id: 1, name: 'Fern' } })).status, 200);
+    const listed = await runCli(['token', 'list', '--json'], { DATABASE_URL_FILE: join(dir, 'db') });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(listed.stdout, '[]\n');
+  });
+
+  test('the command refuses both set with one line', async (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'db'), `sqlite:${join(dir, 'a.db')}\n`);
+    const result = await runCli(['token', 'list'], { DATABASE_URL: `sqlite:${join(dir, 'b.db')}`, DATABASE_URL_FILE: join(dir, 'db') });
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr, 'plantstore: bad setting: DATABASE_URL and DATABASE_URL_FILE are both set: keep one of them\n');
+  });
+});
