@@ -394,7 +394,7 @@ export interface components {
         limit: number;
         /** @description Extension, used by the Link cursor: only plants whose id is greater than this int64. ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400. */
         after: bigint;
-        /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty or repeated → 400. */
+        /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty, repeated, or a value no tag can have (over 64 characters, control characters) → 400. */
         tag: string;
         /** @description Extension: the members each plant is shown with, a comma-separated subset of id, name and tag, each at most once (`fields=id,name,tag` shows the ids a client needs to fetch or delete a plant). Absent: name and tag, as the Plant schema. The id is written as an exact JSON integer. An unknown or repeated field, or an empty value → 400. */
         fields: string;
@@ -433,7 +433,7 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description Extension, used by the Link cursor: only plants whose id is greater than this int64. ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400. */
                 after?: components["parameters"]["after"];
-                /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty or repeated → 400. */
+                /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty, repeated, or a value no tag can have (over 64 characters, control characters) → 400. */
                 tag?: components["parameters"]["tag"];
                 /** @description Extension: the members each plant is shown with, a comma-separated subset of id, name and tag, each at most once (`fields=id,name,tag` shows the ids a client needs to fetch or delete a plant). Absent: name and tag, as the Plant schema. The id is written as an exact JSON integer. An unknown or repeated field, or an empty value → 400. */
                 fields?: components["parameters"]["fields"];

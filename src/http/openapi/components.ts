@@ -120,8 +120,9 @@ export const parameters: Record<string, ParameterObject> = {
     in: 'query',
     description:
       'Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging ' +
-      'with limit and after works as without it. Empty or repeated → 400.',
-    schema: { type: 'string', minLength: 1 },
+      'with limit and after works as without it. Empty, repeated, or a value no tag can have (over 64 characters, ' +
+        'control characters) → 400.',
+    schema: { type: 'string', minLength: 1, maxLength: 64 },
   },
   fields: {
     name: 'fields',
