@@ -18,7 +18,12 @@ export interface CliResult {
 /** Runs `plantstore <args>` to completion; `wrapper` runs it through another command, such as setpriv. */
 export async function runCli(args: string[], env: Record<string, string> = {}, wrapper: string[] = []): Promise<CliResult> {
   const [command = process.execPath, ...rest] = [...wrapper, process.execPath];
-  const child = spawn(command, [...rest, CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return runToEnd(command, [...rest, CLI, ...args], env);
+}
+
+/** Runs a command to its exit, collecting what it printed. */
+export async function runToEnd(command: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

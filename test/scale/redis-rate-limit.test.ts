@@ -40,6 +40,18 @@ function serverEnv(databaseUrl: string, rateLimit: string, redis: string): Recor
 }
 
 /** Requests left, from the RateLimit header. */
+/** A plantstore process whose Redis is reached through a TCP proxy the test can close. */
+async function serverThroughProxy(t: TestContext, rateLimit: string) {
+  const target = new URL(redisUrl as string);
+  const proxy = await startTcpProxy(t, { host: target.hostname, port: Number(target.port || '6379') });
+  const throughProxy = new URL(redisUrl as string);
+  throughProxy.hostname = '127.0.0.1';
+  throughProxy.port = String(proxy.port);
+  const { databaseUrl, token } = await databaseWithToken(t);
+  const instance = await startServerProcess(t, serverEnv(databaseUrl, rateLimit, throughProxy.toString()));
+  return { proxy, instance, token };
+}
+
 function remaining(response: Response): number {
   const match = /;r=(\d+);/.exec(response.headers.get('ratelimit') ?? '');
   assert.ok(match !== null, `RateLimit header: ${response.headers.get('ratelimit')}`);
@@ -128,13 +140,7 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
   });
 
   test('when Redis goes away mid-run the service keeps serving, and counts in Redis again once it is back', async (t) => {
-    const target = new URL(redisUrl as string);
-    const proxy = await startTcpProxy(t, { host: target.hostname, port: Number(target.port || '6379') });
-    const throughProxy = new URL(redisUrl as string);
-    throughProxy.hostname = '127.0.0.1';
-    throughProxy.port = String(proxy.port);
-    const { databaseUrl, token } = await databaseWithToken(t);
-    const instance = await startServerProcess(t, serverEnv(databaseUrl, '10/1h', throughProxy.toString()));
+    const { proxy, instance, token } = await serverThroughProxy(t, '10/1h');
     const get = async () => {
       const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
       await response.arrayBuffer();
@@ -156,13 +162,7 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
   });
 
   test('a Redis gone silent slows no more than a request now and then', async (t) => {
-    const target = new URL(redisUrl as string);
-    const proxy = await startTcpProxy(t, { host: target.hostname, port: Number(target.port || '6379') });
-    const throughProxy = new URL(redisUrl as string);
-    throughProxy.hostname = '127.0.0.1';
-    throughProxy.port = String(proxy.port);
-    const { databaseUrl, token } = await databaseWithToken(t);
-    const instance = await startServerProcess(t, serverEnv(databaseUrl, '100/1h', throughProxy.toString()));
+    const { proxy, instance, token } = await serverThroughProxy(t, '100/1h');
     const get = async () => {
       const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
       await response.arrayBuffer();

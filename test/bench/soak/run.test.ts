@@ -3,24 +3,17 @@
  * checks the listing against its model and writes its report, plot and samples.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
+import { runToEnd, type CliResult } from '../../helpers/process.js';
 import { tempDir } from '../../helpers/server.js';
 
 const SOAK = fileURLToPath(new URL('../../../bench/soak/run.js', import.meta.url));
 
-async function soak(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SOAK, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
+function soak(args: string[]): Promise<CliResult> {
+  return runToEnd(process.execPath, [SOAK, ...args]);
 }
 
 describe('npm run soak', () => {
