@@ -86,6 +86,9 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     },
     app,
   );
+  // Without this node sends `100 Continue` before the app has seen the request; body.ts sends it
+  // once the token and headers passed.
+  server.on('checkContinue', app);
   answerClientErrors(server);
   try {
     await rateLimiter?.started;

@@ -2,7 +2,7 @@
  * Reading a JSON request body, in the contract's order: media type and content coding (415),
  * size (413), then UTF-8 and JSON syntax (400). Only called after authentication.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors } from '../errors.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from '../util/strict-json.js';
 
@@ -23,10 +23,14 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
   return charset === null || UTF8_CHARSETS.has((charset[1] as string).toLowerCase());
 }
 
-/** Collects the body up to `limit` bytes (listeners, not an async iterator: this is the hot path). */
-function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Collects the body up to `limit` bytes (listeners, not an async iterator: this is the hot path).
+ * A client waiting for `100 Continue` gets it only here, once the request was found worth a body.
+ */
+function readLimited(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(errors.bodyTooLarge(limit));
+  if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -49,11 +53,11 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<JsonValue> {
+export async function readJsonBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<JsonValue> {
   if (!isJsonMediaType(req.headers['content-type'])) throw errors.unsupportedMediaType();
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') throw errors.unsupportedContentEncoding();
-  const bytes = await readLimited(req, limit);
+  const bytes = await readLimited(req, res, limit);
   if (bytes.length === 0) throw errors.badRequest('The request body is empty; send a JSON object.');
   let text: string;
   try {

@@ -62,7 +62,7 @@ export interface StreamPolicy {
 
 export function plantRoutes(store: PlantStore, bodyLimit: number, streams: StreamPolicy) {
   async function createPlant(ctx: RequestContext, { owner, pending }: Principal): Promise<void> {
-    const body = await readJsonBody(ctx.req, bodyLimit);
+    const body = await readJsonBody(ctx.req, ctx.res, bodyLimit);
     let plant: StoredPlant;
     try {
       plant = toNewPlant(body);
