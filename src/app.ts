@@ -67,15 +67,14 @@ async function confirmingRefusals(pending: PendingToken, work: () => MaybePromis
 }
 
 export function buildApp(parts: AppParts): RequestListener {
-  const { store, authenticator, logger, metrics, responses, rateLimiter } = parts;
-  const corsOrigins = new Set(parts.settings.corsOrigins);
+  const { settings, store, authenticator, logger, metrics, responses, rateLimiter } = parts;
+  const corsOrigins = new Set(settings.corsOrigins);
   const router = new Router();
-  const { settings } = parts;
   const admission = new StreamAdmission({ perOwner: settings.streamsPerOwner, perProcess: settings.streamsPerProcess });
   const plants = plantRoutes(store, settings.bodyLimit, { admission, deadlineMs: settings.streamDeadlineMs });
   router.add('/plants', plants.collection);
   router.add('/plants/{id}', plants.item);
-  for (const [template, operations] of Object.entries(opsRoutes(store, metrics, parts.settings.bodyLimit))) router.add(template, operations);
+  for (const [template, operations] of Object.entries(opsRoutes(store, metrics, settings.bodyLimit))) router.add(template, operations);
 
   // Fresh request ids: a random prefix per process (unique across instances) and a counter, cheaper than a UUID each.
   const requestIdPrefix = randomBytes(6).toString('base64url');

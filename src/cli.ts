@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { expiryAfter, issueToken, parseDuration } from './auth/api-tokens.js';
+import { expiryAfter, issueToken } from './auth/api-tokens.js';
+import { parseDuration } from './util/duration.js';
 import { UserNameError, normalizeUserName, shownUserName } from './auth/user-name.js';
 import { CommanderError, UsageError, USAGE_EXIT_CODE, commanderExitCode, configureUsageErrors, withDefaultCommand } from './cli/usage.js';
 import { StoreUnavailableError } from './errors.js';

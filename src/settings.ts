@@ -5,6 +5,7 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { parseDuration } from './util/duration.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -102,10 +103,10 @@ export function parseRateLimit(text: string): RateLimit {
 }
 
 /** Parses a duration such as `30s`, `5m` or `1h` into milliseconds. */
-export function parseDuration(text: string): number {
-  const match = /^([1-9][0-9]{0,5})([smh])$/.exec(text);
-  if (match === null) throw new Error('must look like 30s, 5m or 1h');
-  return Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[match[2] as 's' | 'm' | 'h'];
+export function durationSetting(text: string): number {
+  const ms = parseDuration(text, ['s', 'm', 'h']);
+  if (ms === undefined) throw new Error('must look like 30s, 5m or 1h');
+  return ms;
 }
 
 function redisUrl(raw: string): string {
@@ -187,7 +188,7 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
   { key: 'redisKeyPrefix', env: 'REDIS_KEY_PREFIX', flag: 'redis-key-prefix', default: 'plantstore:ratelimit', doc: "prefix of plantstore's keys in Redis", parse: nonEmpty },
   { key: 'streamsPerOwner', env: 'STREAMS_PER_OWNER', flag: 'streams-per-owner', default: '4', doc: 'streamed lists (GET /plants without limit) one owner may have open at once; past it 429', parse: integer(1, 1000) },
   { key: 'streamsPerProcess', env: 'STREAMS_PER_PROCESS', flag: 'streams-per-process', default: '32', doc: 'streamed lists one process serves at once; past it 503', parse: integer(1, 10000) },
-  { key: 'streamDeadlineMs', env: 'STREAM_DEADLINE', flag: 'stream-deadline', default: '5m', doc: 'longest a streamed list may take, however fast it is read, e.g. 5m', parse: parseDuration },
+  { key: 'streamDeadlineMs', env: 'STREAM_DEADLINE', flag: 'stream-deadline', default: '5m', doc: 'longest a streamed list may take, however fast it is read, e.g. 5m', parse: durationSetting },
   { key: 'workers', env: 'WORKERS', flag: 'workers', default: '1', doc: 'processes serving one port (node cluster)', parse: integer(1, 256) },
   {
     key: 'responseBatching',

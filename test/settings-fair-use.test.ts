@@ -1,7 +1,7 @@
 /** The settings of fair use: stream limits, the stream deadline, and Redis for RATE_LIMIT. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SettingError, loadSettings, parseDuration } from '../src/settings.js';
+import { SettingError, durationSetting, loadSettings } from '../src/settings.js';
 
 test('stream limits default to 4 per owner, 32 per process and a 5-minute deadline; Redis is off', () => {
   const settings = loadSettings({});
@@ -13,10 +13,10 @@ test('stream limits default to 4 per owner, 32 per process and a 5-minute deadli
 });
 
 test('STREAM_DEADLINE takes seconds, minutes or hours', () => {
-  assert.equal(parseDuration('30s'), 30_000);
-  assert.equal(parseDuration('5m'), 300_000);
-  assert.equal(parseDuration('2h'), 7_200_000);
-  for (const bad of ['', '5', '0s', '1.5m', '-1m', '1d', '5 m']) assert.throws(() => parseDuration(bad), /must look like/);
+  assert.equal(durationSetting('30s'), 30_000);
+  assert.equal(durationSetting('5m'), 300_000);
+  assert.equal(durationSetting('2h'), 7_200_000);
+  for (const bad of ['', '5', '0s', '1.5m', '-1m', '1d', '5 m']) assert.throws(() => durationSetting(bad), /must look like/);
   assert.throws(() => loadSettings({ STREAM_DEADLINE: 'forever' }), (error: unknown) => error instanceof SettingError && /^STREAM_DEADLINE="forever" must look like/.test(error.message));
 });
 

@@ -64,13 +64,6 @@ export function expiryAfter(now: Date, lifetimeMs: number): Date | undefined {
   return expiry > LATEST_EXPIRY.getTime() ? undefined : new Date(expiry);
 }
 
-/** Parses `<n>s`, `<n>m`, `<n>h` or `<n>d` into milliseconds; undefined when malformed. */
-export function parseDuration(text: string): number | undefined {
-  const match = /^([1-9][0-9]{0,8})([smhd])$/.exec(text);
-  if (match === null) return undefined;
-  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
-  return Number(match[1]) * unit;
-}
 
 /** What never changes about a stored token: enough to answer a request before its revocation is checked. */
 interface KnownToken {

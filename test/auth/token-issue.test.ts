@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { issueToken, parseDuration } from '../../src/auth/api-tokens.js';
+import { issueToken } from '../../src/auth/api-tokens.js';
+import { parseDuration } from '../../src/util/duration.js';
 import { openStore } from '../../src/store/open-store.js';
 import { tempDir } from '../helpers/server.js';
 
