@@ -1,17 +1,24 @@
 /**
  * The work that waits for the end of the event loop's current turn, so that what the turn's
  * requests asked for is done together. It runs in this order: the turn's writes are committed
- * (one transaction, one fsync), then the turn's held responses are sent back to back. One
- * instance per server; the store and the response batcher each give it their step.
+ * (one transaction, one fsync), the turn's read transaction ends, then the turn's held
+ * responses are sent back to back. One instance per server; the store and the response
+ * batcher each give it their steps.
  */
 export class EndOfTurn {
   private commitWrites: (() => void) | undefined;
+  private endReads: (() => void) | undefined;
   private sendResponses: (() => void) | undefined;
   private scheduled = false;
 
   /** The store's group commit. */
   setCommitWrites(step: () => void): void {
     this.commitWrites = step;
+  }
+
+  /** The end of the store's read transaction. */
+  setEndReads(step: () => void): void {
+    this.endReads = step;
   }
 
   /** The response batcher's flush. */
@@ -29,6 +36,7 @@ export class EndOfTurn {
   private readonly run = (): void => {
     this.scheduled = false;
     this.commitWrites?.();
+    this.endReads?.();
     this.sendResponses?.();
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The embedded store: one connection on the event loop for reads, through prepared statements,
- * which answer at once; writes grouped into shared commits (write-batcher.ts) that a writer
+ * which answer at once and share one read transaction per turn (turn-reads.ts); writes grouped into shared commits (write-batcher.ts) that a writer
  * thread makes and syncs before any connection can see them (writer-thread.ts); long lists
  * stream from snapshot connections (snapshot-streams.ts).
  */
@@ -13,16 +13,17 @@ import { openConnection } from './connection.js';
 import { migrate } from './migrations.js';
 import { plantFilter, type PlantRow } from './plant-filter.js';
 import { SnapshotStreams } from './snapshot-streams.js';
+import { TurnReads } from './turn-reads.js';
 import { mapSqliteErrors } from './sqlite-errors.js';
 import { WriteBatcher } from './write-batcher.js';
-import type { SerializedToken } from './write-ops.js';
+import type { SerializedToken, WriteOp } from './write-ops.js';
 import { Writer } from './writer.js';
 
 /** A token row as a raw statement returns it (in TOKEN_COLUMNS order): cheaper to build than an object. */
 type TokenTuple = [string, string, string, bigint, bigint | null, bigint | null, bigint | null];
 
 export interface SqliteStoreOptions {
-  /** Runs the group commit at the end of each turn; the server shares its own. */
+  /** Runs the group commit and ends the read transaction at the end of each turn; the server shares its own. */
   endOfTurn?: EndOfTurn;
   /** Told each group commit's size and the seconds it took. */
   onWriteBatch?: (size: number, seconds: number) => void;
@@ -60,6 +61,7 @@ export class SqliteStore implements Store {
   private readonly thread: Writer;
   private readonly writer: WriteBatcher;
   private readonly snapshots: SnapshotStreams;
+  private readonly reads: TurnReads;
 
   /** Opens (creating it if needed) and migrates the database at `path`. */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
@@ -79,12 +81,20 @@ export class SqliteStore implements Store {
     options: SqliteStoreOptions,
   ) {
     this.sql = prepareReads(db);
+    const endOfTurn = options.endOfTurn ?? new EndOfTurn();
+    this.reads = new TurnReads(db, endOfTurn);
     this.thread = new Writer(path);
-    this.writer = new WriteBatcher((ops) => this.thread.run(ops), options.endOfTurn ?? new EndOfTurn(), options.onWriteBatch);
+    const commit = async (ops: WriteOp[]) => {
+      const results = await this.thread.run(ops);
+      this.reads.end(); // before anyone is told: a read after the response sees the write
+      return results;
+    };
+    this.writer = new WriteBatcher(commit, endOfTurn, options.onWriteBatch);
     this.snapshots = new SnapshotStreams(path, { maxConnections: options.streamConnections });
   }
 
   async migrate(): Promise<number> {
+    this.reads.end();
     return mapSqliteErrors(() => migrate(this.db));
   }
 
@@ -95,13 +105,13 @@ export class SqliteStore implements Store {
   }
 
   getPlant(owner: string, id: bigint): StoredPlant | undefined {
-    const row = mapSqliteErrors(() => this.sql.plant.get(owner, id) as [string, string | null] | undefined);
+    const row = this.reads.run(() => this.sql.plant.get(owner, id) as [string, string | null] | undefined);
     return row === undefined ? undefined : { id, name: row[0], tag: row[1] };
   }
 
   listPlants(owner: string, query: ListQuery & { limit: number }): PlantPage {
     const { where, params } = plantFilter(owner, query);
-    const rows = mapSqliteErrors(() => this.pageStatement(where).all(...params, query.limit + 1) as PlantRow[]);
+    const rows = this.reads.run(() => this.pageStatement(where).all(...params, query.limit + 1) as PlantRow[]);
     const hasMore = rows.length > query.limit;
     const count = hasMore ? query.limit : rows.length;
     const plants = new Array<StoredPlant>(count);
@@ -146,14 +156,14 @@ export class SqliteStore implements Store {
   }
 
   findTokenByDigest(digest: string): TokenRecord | undefined {
-    const row = mapSqliteErrors(() => this.sql.tokenByDigest.get(Buffer.from(digest, 'hex')) as TokenTuple | undefined);
+    const row = this.reads.run(() => this.sql.tokenByDigest.get(Buffer.from(digest, 'hex')) as TokenTuple | undefined);
     if (row === undefined) return undefined;
     const [id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at] = row;
     return toTokenRecord({ id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at });
   }
 
   async listTokens(): Promise<TokenRecord[]> {
-    return mapSqliteErrors(() => (this.sql.tokens.all() as TokenRow[]).map(toTokenRecord));
+    return this.reads.run(() => (this.sql.tokens.all() as TokenRow[]).map(toTokenRecord));
   }
 
   async revokeToken(id: string, at: Date): Promise<boolean> {
@@ -166,13 +176,14 @@ export class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
-    mapSqliteErrors(() => this.sql.ping.get());
+    this.reads.run(() => this.sql.ping.get());
   }
 
   async close(): Promise<void> {
     await this.writer.drain();
     await this.thread.close();
     this.snapshots.close();
+    this.reads.end();
     this.db.close();
   }
 }
