@@ -82,7 +82,7 @@ export function createLogger(level: LogLevel, destination: DestinationStream = s
     {
       level,
       base: { pid: process.pid },
-      redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.authorization'], censor: '[redacted]' },
+      redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
     },
     destination,
   );
