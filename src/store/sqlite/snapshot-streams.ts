@@ -82,17 +82,17 @@ export class SnapshotStreams {
     try {
       return mapSqliteErrors(() => {
         db.exec('BEGIN');
-        const { where, params } = plantFilter(owner, query);
+        const { from, params } = plantFilter(owner, query);
         let lastIdBeforeMore: bigint | undefined;
         if (query.limit !== undefined) {
           // The id of the limit-th plant, and whether one follows it, in the same snapshot.
           const edge = db
-            .prepare(`SELECT id FROM plants WHERE ${where} ORDER BY id LIMIT 2 OFFSET ?`)
+            .prepare(`SELECT id FROM ${from} ORDER BY id LIMIT 2 OFFSET ?`)
             .all(...params, query.limit - 1) as { id: bigint }[];
           if (edge.length === 2) lastIdBeforeMore = edge[0]?.id;
         }
         const rows = db
-          .prepare(`SELECT id, name, tag FROM plants WHERE ${where} ORDER BY id LIMIT ?`)
+          .prepare(`SELECT id, name, tag FROM ${from} ORDER BY id LIMIT ?`)
           .raw(true)
           .iterate(...params, query.limit ?? -1) as IterableIterator<PlantRow>;
         let closed = false;

@@ -56,7 +56,7 @@ export class SqliteStore implements Store {
   /** Tokens are checked with findTokenByDigest, synchronously: no round trip to save. */
   readonly checksTokensWithPlants = false;
   private readonly sql: ReturnType<typeof prepareReads>;
-  /** Page statements by WHERE clause (plant-filter.ts), prepared on first use. */
+  /** Page statements by FROM clause (plant-filter.ts), prepared on first use. */
   private readonly pageStatements = new Map<string, Database.Statement>();
   private readonly thread: Writer;
   private readonly writer: WriteBatcher;
@@ -110,8 +110,8 @@ export class SqliteStore implements Store {
   }
 
   listPlants(owner: string, query: ListQuery & { limit: number }): PlantPage {
-    const { where, params } = plantFilter(owner, query);
-    const rows = this.reads.run(() => this.pageStatement(where).all(...params, query.limit + 1) as PlantRow[]);
+    const { from, params } = plantFilter(owner, query);
+    const rows = this.reads.run(() => this.pageStatement(from).all(...params, query.limit + 1) as PlantRow[]);
     const hasMore = rows.length > query.limit;
     const count = hasMore ? query.limit : rows.length;
     const plants = new Array<StoredPlant>(count);
@@ -122,12 +122,12 @@ export class SqliteStore implements Store {
     return { plants, hasMore };
   }
 
-  private pageStatement(where: string): Database.Statement {
-    let statement = this.pageStatements.get(where);
+  private pageStatement(from: string): Database.Statement {
+    let statement = this.pageStatements.get(from);
     if (statement === undefined) {
       // `LIMIT ? + 0`: a bare bound LIMIT makes SQLite prepare the statement again on every call.
-      statement = this.db.prepare(`SELECT id, name, tag FROM plants WHERE ${where} ORDER BY id LIMIT ? + 0`).raw(true);
-      this.pageStatements.set(where, statement);
+      statement = this.db.prepare(`SELECT id, name, tag FROM ${from} ORDER BY id LIMIT ? + 0`).raw(true);
+      this.pageStatements.set(from, statement);
     }
     return statement;
   }
