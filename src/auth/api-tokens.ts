@@ -65,15 +65,19 @@ export function expiryAfter(now: Date, lifetimeMs: number): Date | undefined {
 }
 
 
-/** What never changes about a stored token: enough to answer a request before its revocation is checked. */
+/**
+ * What is remembered of a token seen before: what never changes about it (enough to answer a
+ * request before its revocation is checked), and when its use was last recorded.
+ */
 interface KnownToken {
   id: string;
   owner: string;
   scopes: ReadonlySet<string>;
   expiresAt: number | null;
+  touchedAt: number;
 }
 
-/** Tokens remembered for stores that check revocation with the plant statement; cleared when full. */
+/** Tokens remembered at most; the memory is cleared when full. */
 const MAX_KNOWN_TOKENS = 10_000;
 
 /**
@@ -83,7 +87,7 @@ const MAX_KNOWN_TOKENS = 10_000;
  * request's own statement (Principal.pending), so the request needs one round trip, not two.
  */
 export class ApiTokenVerifier implements CredentialVerifier {
-  private readonly lastTouched = new Map<string, number>();
+  /** By digest. */
   private readonly known = new Map<string, KnownToken>();
 
   constructor(
@@ -118,14 +122,19 @@ export class ApiTokenVerifier implements CredentialVerifier {
   /** The caller a record stands for; a missing, revoked or expired one is refused. */
   private admit(record: TokenRecord | undefined, digest: string): Principal {
     const now = Date.now();
-    if (!isValid(record, now)) throw errors.invalidToken();
-    this.touch(record.id, now);
-    const scopes = new Set(record.scopes);
-    if (this.store.checksTokensWithPlants) {
-      if (this.known.size >= MAX_KNOWN_TOKENS) this.known.clear();
-      this.known.set(digest, { id: record.id, owner: record.user, scopes, expiresAt: record.expiresAt?.getTime() ?? null });
+    if (!isValid(record, now)) {
+      this.known.delete(digest);
+      throw errors.invalidToken();
     }
-    return { owner: record.user, scopes };
+    let known = this.known.get(digest);
+    if (known === undefined) {
+      if (this.known.size >= MAX_KNOWN_TOKENS) this.known.clear();
+      const expiresAt = record.expiresAt?.getTime() ?? null;
+      known = { id: record.id, owner: record.user, scopes: new Set(record.scopes), expiresAt, touchedAt: 0 };
+      this.known.set(digest, known);
+    }
+    this.touch(known, now);
+    return { owner: known.owner, scopes: known.scopes };
   }
 
   /** The caller of a token seen before, its revocation left to the store's statement. */
@@ -135,15 +144,15 @@ export class ApiTokenVerifier implements CredentialVerifier {
       this.known.delete(digest);
       throw errors.invalidToken();
     }
-    this.touch(known.id, now);
+    this.touch(known, now);
     return { owner: known.owner, scopes: known.scopes, pending: { digest, confirm: () => this.confirm(digest) } };
   }
 
   /** Records "last used" at most once a minute per token, off the request's path. */
-  private touch(id: string, now: number): void {
-    if (now - (this.lastTouched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
-    this.lastTouched.set(id, now);
-    this.store.touchToken(id, new Date(now)).catch(this.onTouchFailed);
+  private touch(known: KnownToken, now: number): void {
+    if (now - known.touchedAt < TOUCH_INTERVAL_MS) return;
+    known.touchedAt = now;
+    this.store.touchToken(known.id, new Date(now)).catch(this.onTouchFailed);
   }
 }
 
