@@ -1,8 +1,9 @@
 /**
  * The embedded store: one connection on the event loop for reads, through prepared statements,
- * which answer at once and share one read transaction per turn (turn-reads.ts); writes grouped into shared commits (write-batcher.ts) that a writer
- * thread makes and syncs before any connection can see them (writer-thread.ts); long lists
- * stream from snapshot connections (snapshot-streams.ts).
+ * which answer at once and share one read transaction per turn (turn-reads.ts); writes grouped
+ * into shared commits (write-batcher.ts) that a writer thread makes and syncs before any
+ * connection can see them (writer-thread.ts); long lists stream from snapshot connections
+ * (snapshot-streams.ts).
  */
 import type Database from 'better-sqlite3';
 import type { StoredPlant } from '../../plants/plant.js';
@@ -23,7 +24,7 @@ import { Writer } from './writer.js';
 type TokenTuple = [string, string, string, bigint, bigint | null, bigint | null, bigint | null];
 
 export interface SqliteStoreOptions {
-  /** Runs the group commit and ends the read transaction at the end of each turn; the server shares its own. */
+  /** Commits the writes and ends the read transaction at the end of each turn; the server shares its own. */
   endOfTurn?: EndOfTurn;
   /** Told each group commit's size and the seconds it took. */
   onWriteBatch?: (size: number, seconds: number) => void;
