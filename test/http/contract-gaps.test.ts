@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { issueToken } from '../../src/auth/api-tokens.js';
 import { assertError } from '../helpers/assertions.js';
 import { startTestServer, storeKinds, type TestUser } from '../helpers/server.js';
 
@@ -292,6 +293,77 @@ for (const kind of storeKinds()) {
       const response = await user.request('/plants/7', { headers: { 'content-type': 'application/json' } });
       assert.equal(response.status, 200);
       assert.equal(await response.text(), '{"name":"Fern"}');
+    });
+  });
+}
+
+for (const kind of storeKinds()) {
+  describe(`streamed pages (limit over 1000) keep tag, after and fields on ${kind}`, () => {
+    test('limit=1001&after&tag&fields: only matching plants after the cursor, the members listed, and a Link keeping them', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const other = await server.user();
+      await Promise.all(
+        Array.from({ length: 2200 }, (_, i) => server.running.store.createPlant(user.name, { id: BigInt(i), name: `p${i}`, tag: i % 2 === 0 ? 'even' : 'odd' })),
+      );
+      await server.running.store.createPlant(other.name, { id: 2202n, name: 'not yours', tag: 'even' });
+      const evens = Array.from({ length: 1100 }, (_, i) => i * 2);
+      const first = await getText(user, '/plants?limit=1001&after=1&tag=even&fields=id');
+      const firstIds = (JSON.parse(first.text) as { id: number }[]).map((plant) => plant.id);
+      const expected = evens.filter((id) => id > 1);
+      assert.deepEqual(firstIds, expected.slice(0, 1001));
+      assert.equal(first.response.headers.get('link'), `</plants?limit=1001&after=${expected[1000]}&tag=even&fields=id>; rel="next"`);
+      const target = /^<([^>]+)>/.exec(first.response.headers.get('link') ?? '')?.[1] as string;
+      const second = await getText(user, target);
+      assert.deepEqual((JSON.parse(second.text) as { id: number }[]).map((plant) => plant.id), expected.slice(1001));
+      assert.equal(second.response.headers.get('link'), null);
+    });
+  });
+
+  describe(`auth on HEAD and on GET /plants/{id} on ${kind}`, () => {
+    test('HEAD /plants and HEAD /plants/{id} without a token → 401 with the challenge, no body', async (t) => {
+      const server = await startTestServer(t, kind);
+      const owner = await server.user();
+      await create(owner, '{"id":7,"name":"Fern"}');
+      for (const path of ['/plants', '/plants/7']) {
+        const response = await fetch(server.url + path, { method: 'HEAD' });
+        assert.equal(response.status, 401, path);
+        assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="plantstore"', path);
+        assert.equal(await response.text(), '', path);
+        const unknown = await fetch(server.url + path, { method: 'HEAD', headers: { authorization: `Bearer pst_${'A'.repeat(43)}` } });
+        assert.equal(unknown.status, 401, path);
+        assert.equal(unknown.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="invalid_token"', path);
+      }
+    });
+
+    test('GET /plants/{id}: unknown or revoked token → 401 invalid_token, and never the plant', async (t) => {
+      const server = await startTestServer(t, kind);
+      const owner = await server.user();
+      await create(owner, '{"id":7,"name":"Fern"}');
+      const revoked = await issueToken(server.running.store, { user: owner.name });
+      assert.ok(revoked !== undefined);
+      assert.equal(await server.running.store.revokeToken(revoked.record.id, new Date()), true);
+      for (const token of [`pst_${'A'.repeat(43)}`, revoked.token]) {
+        const response = await fetch(`${server.url}/plants/7`, { headers: { authorization: `Bearer ${token}` } });
+        await assertError(response, 401);
+        assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="invalid_token"');
+      }
+    });
+  });
+
+  describe(`order of checks: unknown path before wrong method on ${kind}`, () => {
+    test('a method no route takes on an unknown path → 404, not 405', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      for (const [method, path] of [
+        ['PUT', '/nowhere'],
+        ['PATCH', '/plants/7/leaves'],
+        ['DELETE', '/plant'],
+        ['PUT', '/plants/7/'],
+      ]) {
+        const response = await user.request(path as string, { method });
+        await assertError(response, 404, `${method} ${path}`);
+        assert.equal(response.headers.get('allow'), null, `${method} ${path}`);
+      }
     });
   });
 }
