@@ -187,6 +187,26 @@ for (const kind of storeKinds()) {
       assert.deepEqual(JSON.parse(second.text), [{ name: 'P3', tag: 'a&b =c,é' }]);
     });
 
+    test('no Link when no more plants with that tag follow, even though untagged or other-tag plants do', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      await seed(user);
+      for (const query of ['?tag=Green&limit=1', '?tag=green&limit=3', '?tag=green%20&limit=1', '?tag=green&after=1&limit=1']) {
+        const { response, text } = await getText(user, `/plants${query}`);
+        assert.notEqual(text, '[]', query);
+        if (query.endsWith('after=1&limit=1')) assert.equal(text, '[{"name":"Cactus","tag":"green"}]');
+        assert.equal(response.headers.get('link'), null, query);
+      }
+      // The streamed path (limit over 1000) decides the same way.
+      await Promise.all(Array.from({ length: 1100 }, (_, i) => server.running.store.createPlant(user.name, { id: BigInt(100 + i), name: `x${i}`, tag: i === 0 ? 'rare' : null })));
+      const streamed = await getText(user, '/plants?tag=rare&limit=1001');
+      assert.equal(streamed.text, '[{"name":"x0","tag":"rare"}]');
+      assert.equal(streamed.response.headers.get('link'), null);
+      const cut = await getText(user, '/plants?limit=1001&fields=id');
+      assert.equal((JSON.parse(cut.text) as unknown[]).length, 1001);
+      assert.equal(cut.response.headers.get('link'), '</plants?limit=1001&after=1094&fields=id>; rel="next"');
+    });
+
     test('without tag or fields the Link carries neither', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
       await seed(user);
@@ -364,6 +384,31 @@ for (const kind of storeKinds()) {
         await assertError(response, 404, `${method} ${path}`);
         assert.equal(response.headers.get('allow'), null, `${method} ${path}`);
       }
+    });
+  });
+}
+
+for (const kind of storeKinds()) {
+  describe(`integer spellings on ${kind}`, () => {
+    test('id in JSON: spellings JSON does not allow (007, +7, .5, 7., 0x10, Infinity, -) → 400, nothing stored', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      for (const id of ['007', '-07', '+7', '.5', '7.', '0x10', 'Infinity', '-Infinity', 'NaN', '-', '--1', '1_000', '"7"']) {
+        await assertError(await user.request('/plants', { method: 'POST', json: `{"id":${id},"name":"Fern"}` }), 400, `id ${id}`);
+      }
+      assert.equal((await getText(user, '/plants')).text, '[]');
+    });
+
+    test('leading zeros in limit, after and the path id, however many, are the plain number', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      for (let id = 1; id <= 9; id++) await create(user, `{"id":${id},"name":"P${id}"}`);
+      const zeros = '0'.repeat(30);
+      const { response, text } = await getText(user, `/plants?limit=${zeros}2&after=${zeros}3`);
+      assert.equal(text, '[{"name":"P4"},{"name":"P5"}]');
+      assert.equal(response.headers.get('link'), '</plants?limit=2&after=5>; rel="next"');
+      assert.equal((await getText(user, `/plants?after=-${zeros}1&limit=1`)).text, '[{"name":"P1"}]');
+      assert.equal((await getText(user, `/plants/${zeros}7`)).text, '{"name":"P7"}');
+      assert.equal((await user.request(`/plants/${zeros}7`, { method: 'DELETE' })).status, 204);
+      await assertError(await user.request('/plants/7'), 404);
     });
   });
 }
