@@ -102,6 +102,26 @@ describe('the scopes of a JWT caller', () => {
     assert.equal((await call(server.url, jwt, '/plants/1', { method: 'DELETE' })).status, 204);
   });
 
+  test('GET and HEAD /plants/{id} need plants:read: a write-only JWT gets 403 naming it, a read-only JWT the plant', async (t) => {
+    const { server, token } = await setUp(t);
+    const sub = uniqueName();
+    const writer = await token({ sub, scope: 'plants:write' });
+    const reader = await token({ sub, scope: 'plants:read' });
+    assert.equal((await call(server.url, writer, '/plants', { method: 'POST', json: { id: 7, name: 'Fern' } })).status, 200);
+    for (const method of ['GET', 'HEAD']) {
+      const refused = await call(server.url, writer, '/plants/7', { method });
+      assert.equal(refused.status, 403, method);
+      assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="insufficient_scope", scope="plants:read"', method);
+      await refused.body?.cancel();
+    }
+    const got = await call(server.url, reader, '/plants/7');
+    assert.equal(got.status, 200);
+    assert.deepEqual(await got.json(), { name: 'Fern' });
+    const none = await call(server.url, await token({ sub }), '/plants/7');
+    assert.equal(none.status, 403, 'no scope claim: no scopes');
+    await none.body?.cancel();
+  });
+
   test('scp as an array (Entra, Okta) and scp as a space-separated string are accepted', async (t) => {
     const { server, token } = await setUp(t);
     for (const scp of [['plants:read', 'plants:write'], 'plants:read plants:write']) {
