@@ -64,7 +64,6 @@ export function expiryAfter(now: Date, lifetimeMs: number): Date | undefined {
   return expiry > LATEST_EXPIRY.getTime() ? undefined : new Date(expiry);
 }
 
-
 /**
  * What is remembered of a token seen before: what never changes about it (enough to answer a
  * request before its revocation is checked), and when its use was last recorded.

@@ -39,7 +39,6 @@ function serverEnv(databaseUrl: string, rateLimit: string, redis: string): Recor
   return { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false', RATE_LIMIT: rateLimit, REDIS_URL: redis, REDIS_KEY_PREFIX: `plantstore-test:${uniqueName('rl')}` };
 }
 
-/** Requests left, from the RateLimit header. */
 /** A plantstore process whose Redis is reached through a TCP proxy the test can close. */
 async function serverThroughProxy(t: TestContext, rateLimit: string) {
   const target = new URL(redisUrl as string);
@@ -52,6 +51,7 @@ async function serverThroughProxy(t: TestContext, rateLimit: string) {
   return { proxy, instance, token };
 }
 
+/** Requests left, from the RateLimit header. */
 function remaining(response: Response): number {
   const match = /;r=(\d+);/.exec(response.headers.get('ratelimit') ?? '');
   assert.ok(match !== null, `RateLimit header: ${response.headers.get('ratelimit')}`);
