@@ -1,8 +1,8 @@
 /**
  * JSON lines on stdout through pino, written by its own destination (SonicBoom) in batches of
- * 4 KB or every 250 ms, off the event loop, and whatever is held at exit; docs/decisions.md, "Logs", says
- * what that means for a crash. The Authorization header is redacted wherever a request's headers
- * are logged, so a token never reaches a log.
+ * 4 KB or every 250 ms, and whatever is held at exit; docs/decisions.md, "Logs", says why the
+ * writes are synchronous and what a crash loses. The Authorization header is redacted wherever
+ * a request's headers are logged, so a token never reaches a log.
  */
 import { fstatSync, writeSync } from 'node:fs';
 import { pino, type DestinationStream, type Logger } from 'pino';
@@ -14,6 +14,9 @@ export type { Logger };
 // sonic-boom is CommonJS whose module.exports is the class; its types declare it as `default`.
 const SonicBoom = sonicBoom as unknown as typeof sonicBoom.SonicBoom;
 
+/** A SonicBoom in contentMode 'buffer', which takes Buffers; its types know only strings. */
+type BufferBoom = Omit<sonicBoom.SonicBoom, 'write'> & { write(chunk: Buffer): boolean };
+
 const STDOUT = 1;
 /** Bytes gathered before a write. */
 const BATCH_BYTES = 4096;
@@ -23,9 +26,9 @@ const BATCH_MS = 250;
 const MAX_HELD_BYTES = 1 << 20;
 
 /**
- * stdout, written asynchronously in batches. A full pipe makes lines wait (they are retried)
- * but, at exit, is given up on rather than waited for; a closed stdout ends logging, never the
- * service.
+ * stdout, written in batches by synchronous writes, so that none is in flight at exit. A full
+ * pipe makes lines wait for the next batch or flush (the pipe is non-blocking: a write never
+ * waits for the reader); a closed stdout ends logging, never the service.
  */
 function stdoutDestination(): DestinationStream {
   // A pipe or socket must be non-blocking, so that a stalled reader cannot block a write; node
@@ -36,24 +39,25 @@ function stdoutDestination(): DestinationStream {
   } catch {
     // no stdout at all: every write fails and logging ends quietly
   }
-  let exiting = false;
   let broken = false;
-  const destination = new SonicBoom({
+  const destination: BufferBoom = new SonicBoom({
     fd: STDOUT,
-    sync: false,
+    sync: true,
+    contentMode: 'buffer',
     minLength: BATCH_BYTES,
     maxLength: MAX_HELD_BYTES,
-    retryEAGAIN: () => !exiting,
-  });
+    // A full pipe: keep the lines and try again later rather than wait for it.
+    retryEAGAIN: () => false,
+  }) as unknown as BufferBoom;
   setInterval(() => {
     if (!broken) destination.flush();
   }, BATCH_MS).unref();
-  destination.on('error', () => {
+  destination.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EAGAIN' || error.code === 'EBUSY') return;
     broken = true;
     destination.destroy();
   });
   process.once('exit', () => {
-    exiting = true;
     if (broken) return;
     try {
       // An empty write tells whether anyone still reads: sonic-boom's flushSync retries
@@ -67,7 +71,7 @@ function stdoutDestination(): DestinationStream {
   // pino writes through this, so that nothing reaches a destination that broke and was destroyed.
   const stream: DestinationStream & { flush(done?: () => void): void } = {
     write: (line) => {
-      if (!broken) destination.write(line);
+      if (!broken) destination.write(Buffer.from(line));
     },
     flush: (done) => {
       if (!broken) destination.flush();

@@ -1,4 +1,4 @@
-/** The stdout logger: pino writing lines in batches off the event loop; a stdout that fails or stalls never stops the service. */
+/** The stdout logger: pino writing lines in batches; a stdout that fails or stalls never stops the service. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import type { Readable } from 'node:stream';
@@ -62,4 +62,21 @@ setTimeout(() => { clearInterval(timer); process.stderr.write('ticks ' + ticks);
   assert.equal(result.code, 0, result.stderr);
   const ticks = Number(/ticks (\d+)/.exec(result.stderr)?.[1]);
   assert.ok(ticks >= 50, `the timer ran ${ticks} times in 1.5 s`);
+});
+
+test('lines logged while stdout is full are written, in order, once the reader reads again', async () => {
+  // 3,000 lines (about 200 KB, more than a pipe holds) while the parent does not read.
+  let out = '';
+  const result = await runWithPipe(
+    `for (let n = 0; n < 3000; n++) logger.info({ n }, 'held while the pipe is full');
+setTimeout(() => process.exit(0), 2500);`,
+    (stdout) => {
+      stdout.pause();
+      stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      setTimeout(() => stdout.resume(), 500);
+    },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const lines = out.trim().split('\n').map((line) => JSON.parse(line) as { n: number });
+  assert.deepEqual(lines.map((line) => line.n), Array.from({ length: 3000 }, (_, n) => n));
 });
