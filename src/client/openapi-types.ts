@@ -24,7 +24,7 @@ export interface paths {
          *
          *     Ids are unique per owner: another owner may have a plant with the same id, and neither can learn of the other's. Posting the same id, name and tag again answers 200 with the stored plant and changes nothing, so a retried create is safe; the same id with a different name or tag is a 409 and the stored plant stays as it was. Of concurrent creates of one id with different bodies exactly one gets 200. A 200 means the plant is committed and synced to disk.
          *
-         *     Checks run in this order: 401/403, then 415 (media type), 413 (size), 400 (body); an unauthenticated request never has its body read.
+         *     Checks run in this order: 401/403, then 400 (a query parameter), 415 (media type), 413 (size), 400 (body); an unauthenticated request never has its body read.
          */
         post: operations["createPlant"];
         delete?: never;
@@ -538,7 +538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Plant"];
                 };
             };
-            /** @description The body is not one JSON object (not JSON, an array, a scalar, empty, invalid UTF-8, a duplicate key) or breaks a NewPlant field rule. */
+            /** @description The body is not one JSON object (not JSON, an array, a scalar, empty, invalid UTF-8, a duplicate key) or breaks a NewPlant field rule, or the request has a query parameter (a create takes none). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -673,7 +673,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/). */
+            /** @description The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/), or the request has a query parameter (a delete takes none). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

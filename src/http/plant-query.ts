@@ -1,6 +1,7 @@
 /**
  * The query parameters of the plant routes: `limit`, `after`, `tag` and `fields` on the list,
- * `fields` on one plant. A parameter given twice, a bad value or an unknown parameter is 400.
+ * `fields` on one plant, none on a create or a delete. A parameter given twice, a bad value or
+ * an unknown parameter is 400.
  */
 import { errors } from '../errors.js';
 import { parseInt64, parseNonNegativeInt32 } from '../plants/int64.js';
@@ -16,11 +17,15 @@ export interface ListParams extends ListQuery {
 const FIELD_NAMES = ['id', 'name', 'tag'] as const;
 const LIST_PARAMETERS = new Set(['limit', 'after', 'tag', 'fields']);
 const ITEM_PARAMETERS = new Set(['fields']);
+const NO_PARAMETERS = new Set<string>();
 
 function parameters(query: string, known: ReadonlySet<string>): Map<string, string> {
   const values = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(query)) {
-    if (!known.has(name)) throw errors.badRequest(`Unknown query parameter "${name}"; this path takes ${[...known].join(', ')}.`);
+    if (!known.has(name)) {
+      const takes = known.size === 0 ? 'this request takes none' : `this path takes ${[...known].join(', ')}`;
+      throw errors.badRequest(`Unknown query parameter "${name}"; ${takes}.`);
+    }
     if (values.has(name)) throw errors.badRequest(`"${name}" may be given only once.`);
     values.set(name, value);
   }
@@ -77,6 +82,11 @@ export function parseListParams(query: string): ListParams {
 export function parseItemFields(query: string): PlantFields {
   if (query === '') return PLANT_FIELDS;
   return parseFields(parameters(query, ITEM_PARAMETERS).get('fields'));
+}
+
+/** A create or a delete takes no query parameter: one given is refused, not ignored. */
+export function checkNoParameters(query: string): void {
+  if (query !== '') parameters(query, NO_PARAMETERS);
 }
 
 /** The path parameter as a plant id; 400 when it is not a decimal int64. */

@@ -8,7 +8,7 @@ import type { PlantPage, PlantStore, TokenCheck } from '../store/store.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { readJsonBody } from './body.js';
 import type { RequestContext } from './context.js';
-import { nextLink, parseItemFields, parseListParams, parsePlantId, type ListParams } from './plant-query.js';
+import { checkNoParameters, nextLink, parseItemFields, parseListParams, parsePlantId, type ListParams } from './plant-query.js';
 import { JSON_TYPE, sendEmpty, sendJson, startResponse } from './respond.js';
 import type { Operation } from './router.js';
 import type { StreamAdmission } from './stream-admission.js';
@@ -62,6 +62,7 @@ export interface StreamPolicy {
 
 export function plantRoutes(store: PlantStore, bodyLimit: number, streams: StreamPolicy) {
   async function createPlant(ctx: RequestContext, { owner, pending }: Principal): Promise<void> {
+    checkNoParameters(ctx.query);
     const body = await readJsonBody(ctx.req, ctx.res, bodyLimit);
     let plant: StoredPlant;
     try {
@@ -144,6 +145,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number, streams: Strea
 
   function deletePlant(ctx: RequestContext, { owner, pending }: Principal): MaybePromise<void> {
     const id = parsePlantId(ctx.param);
+    checkNoParameters(ctx.query);
     return andThen(store.deletePlant(owner, id, pending), (deleted) => {
       if (!deleted) throw errors.plantNotFound();
       sendEmpty(ctx, 204);

@@ -1,6 +1,7 @@
 /**
- * Rows of API.md that had no focused test: GET /plants `tag`, `fields` and other parameters,
- * the Link header keeping `tag` and `fields`, and the GET/HEAD /plants/{id} table.
+ * Rows of API.md that had no focused test: GET /plants `tag`, `fields` and other parameters
+ * (and none taken by a create or a delete), the Link header keeping `tag` and `fields`, and the
+ * GET/HEAD /plants/{id} table.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -156,6 +157,18 @@ for (const kind of storeKinds()) {
         const body = await assertError(await user.request(`/plants/1${query}`), 400, query);
         assert.ok((body.message as string).includes(name), `${query}: message names ${name}: ${String(body.message)}`);
       }
+    });
+  });
+
+  describe(`POST /plants and DELETE /plants/{id} take no parameters on ${kind}`, () => {
+    test('a parameter on a create or a delete → 400 Error naming it, and nothing is changed', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await create(user, '{"id":1,"name":"Fern"}');
+      const created = await user.request('/plants?dryRun=true', { method: 'POST', json: '{"id":2,"name":"Moss"}' });
+      assert.ok(((await assertError(created, 400, 'POST')).message as string).includes('dryRun'));
+      const deleted = await user.request('/plants/1?force=1', { method: 'DELETE' });
+      assert.ok(((await assertError(deleted, 400, 'DELETE')).message as string).includes('force'));
+      assert.equal((await getText(user, '/plants')).text, '[{"name":"Fern"}]');
     });
   });
 

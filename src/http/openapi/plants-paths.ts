@@ -41,8 +41,8 @@ function createPlant(bodyLimit: BodyLimitNote): OperationObject {
       'a retried create is safe; the same id with a different name or tag is a 409 and the stored plant stays as it ' +
       'was. Of concurrent creates of one id with different bodies exactly one gets 200. A 200 means the plant is ' +
       'committed and synced to disk.\n\n' +
-      'Checks run in this order: 401/403, then 415 (media type), 413 (size), 400 (body); an unauthenticated ' +
-      'request never has its body read.',
+      'Checks run in this order: 401/403, then 400 (a query parameter), 415 (media type), 413 (size), 400 (body); ' +
+      'an unauthenticated request never has its body read.',
     security: bearer(WRITE),
     parameters: [REQUEST_ID],
     requestBody: {
@@ -59,7 +59,7 @@ function createPlant(bodyLimit: BodyLimitNote): OperationObject {
       400: errorResponse(
         400,
         'The body is not one JSON object (not JSON, an array, a scalar, empty, invalid UTF-8, a duplicate key) or ' +
-          'breaks a NewPlant field rule.',
+          'breaks a NewPlant field rule, or the request has a query parameter (a create takes none).',
         examples.createBadBody,
       ),
       ...common(WRITE),
@@ -154,7 +154,8 @@ const deletePlant: OperationObject = {
   parameters: [ref('parameters', 'id'), REQUEST_ID],
   responses: {
     204: { description: 'Deleted; no body.', headers: withRequestId(...RATE_LIMIT_HEADERS) },
-    400: errorResponse(400, 'The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/).', examples.badId),
+    400: errorResponse(400, 'The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/), or the ' +
+        'request has a query parameter (a delete takes none).', examples.badId),
     ...common(WRITE),
     404: errorResponse(
       404,
