@@ -35,8 +35,12 @@ export class EndOfTurn {
 
   private readonly run = (): void => {
     this.scheduled = false;
-    this.commitWrites?.();
-    this.endReads?.();
-    this.sendResponses?.();
+    try {
+      this.commitWrites?.();
+      this.endReads?.();
+    } finally {
+      // Whatever failed before, the held responses still go out.
+      this.sendResponses?.();
+    }
   };
 }

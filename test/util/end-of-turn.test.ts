@@ -1,0 +1,35 @@
+/** EndOfTurn: the steps run once per turn, in their order, and held responses go out whatever failed before. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { EndOfTurn } from '../../src/util/end-of-turn.js';
+
+test('the steps run once at the end of the turn, however often asked: commit, end reads, send', async () => {
+  const endOfTurn = new EndOfTurn();
+  const ran: string[] = [];
+  endOfTurn.setSendResponses(() => ran.push('send'));
+  endOfTurn.setEndReads(() => ran.push('end reads'));
+  endOfTurn.setCommitWrites(() => ran.push('commit'));
+  endOfTurn.request();
+  endOfTurn.request();
+  assert.deepEqual(ran, [], 'nothing runs within the turn');
+  await nextTurn();
+  assert.deepEqual(ran, ['commit', 'end reads', 'send']);
+  endOfTurn.request();
+  await nextTurn();
+  assert.equal(ran.length, 6, 'asked again in a later turn, they run again');
+});
+
+test('a step that throws does not keep the held responses from being sent', () => {
+  const module = new URL('../../src/util/end-of-turn.js', import.meta.url).href;
+  const script = `import { EndOfTurn } from ${JSON.stringify(module)};
+const endOfTurn = new EndOfTurn();
+endOfTurn.setEndReads(() => { throw new Error('read transaction failed'); });
+endOfTurn.setSendResponses(() => process.stdout.write('sent'));
+endOfTurn.request();`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
+  assert.equal(result.stdout, 'sent');
+  assert.match(result.stderr, /read transaction failed/, 'and the failure still surfaces');
+  assert.notEqual(result.status, 0);
+});
