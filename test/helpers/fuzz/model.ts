@@ -160,7 +160,10 @@ export class PlantModel {
     this.plants.set(owner, plants);
     const param = request.path.slice('/plants/'.length);
 
+    // A create or a delete takes no query parameter.
+    const hasParameter = [...new URLSearchParams(request.query ?? '')].length > 0;
     if (method === 'POST') {
+      if (hasParameter) return { status: 400 };
       if (!isJson(request.contentType)) return { status: 415 };
       if (request.contentEncoding !== undefined && request.contentEncoding !== 'identity') return { status: 415 };
       if (request.body === undefined) return { status: 400 };
@@ -174,7 +177,7 @@ export class PlantModel {
     }
     if (method === 'DELETE') {
       const id = pathId(param);
-      if (id === undefined) return { status: 400 };
+      if (id === undefined || hasParameter) return { status: 400 };
       return { status: plants.delete(id) ? 204 : 404 };
     }
     if (item) {
