@@ -21,7 +21,7 @@ import { StreamAdmission } from './http/stream-admission.js';
 import type { Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import type { Store } from './store/store.js';
-import { andThen, type MaybePromise } from './util/maybe-promise.js';
+import { andThen, orElse, type MaybePromise } from './util/maybe-promise.js';
 
 export interface AppParts {
   settings: Pick<Settings, 'bodyLimit' | 'corsOrigins' | 'streamsPerOwner' | 'streamsPerProcess' | 'streamDeadlineMs'>;
@@ -57,13 +57,13 @@ const REFUSED_BEFORE_STORE = new Set([400, 413, 415, 429]);
  * before that (a bad query or body, the rate limit), the token is checked first, so that a
  * revoked or expired token is still answered 401, as the contract orders.
  */
-async function confirmingRefusals(pending: PendingToken, work: () => MaybePromise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    if (error instanceof ApiError && REFUSED_BEFORE_STORE.has(error.status)) await pending.confirm();
-    throw error;
-  }
+function confirmingRefusals(pending: PendingToken, work: () => MaybePromise<void>): MaybePromise<void> {
+  return orElse(work, (error) => {
+    if (!(error instanceof ApiError && REFUSED_BEFORE_STORE.has(error.status))) throw error;
+    return andThen(pending.confirm(), () => {
+      throw error;
+    });
+  });
 }
 
 export function buildApp(parts: AppParts): RequestListener {

@@ -81,9 +81,9 @@ const MAX_KNOWN_TOKENS = 10_000;
 
 /**
  * Verifies `pst_` tokens against the store on every request, so a revocation counts at once.
- * Where the store checks tokens in its plant statements, a token seen before is not looked up
- * again: its owner, scopes and expiry cannot change, and its revocation is checked by the
- * request's own statement (Principal.pending), so the request needs one round trip, not two.
+ * A token seen before is not looked up again: its owner, scopes and expiry cannot change, and
+ * its revocation is checked by the store with the request's own read (Principal.pending), so
+ * the request needs one round trip, not two.
  */
 export class ApiTokenVerifier implements CredentialVerifier {
   /** By digest. */
@@ -101,10 +101,8 @@ export class ApiTokenVerifier implements CredentialVerifier {
   verify(token: string): MaybePromise<Principal> {
     if (!TOKEN_SHAPE.test(token)) throw errors.invalidToken();
     const digest = digestToken(token);
-    if (this.store.checksTokensWithPlants) {
-      const known = this.known.get(digest);
-      if (known !== undefined) return this.pending(known, digest);
-    }
+    const known = this.known.get(digest);
+    if (known !== undefined) return this.pending(known, digest);
     return andThen(this.store.findTokenByDigest(digest), (record) => this.admit(record, digest));
   }
 

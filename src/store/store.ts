@@ -75,7 +75,11 @@ export interface TokenCheck {
   readonly digest: string;
 }
 
-/** Every method takes the caller's unchecked token, if any, as its last argument. */
+/**
+ * Every method takes the caller's unchecked token, if any, as its last argument, and checks it
+ * with its own read or statement: one round trip for token and plants on PostgreSQL, one cheap
+ * statement in the turn's read transaction on SQLite.
+ */
 export interface PlantStore {
   createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): MaybePromise<CreateResult>;
   getPlant(owner: string, id: bigint, token?: TokenCheck): MaybePromise<StoredPlant | undefined>;
@@ -87,12 +91,6 @@ export interface PlantStore {
 }
 
 export interface TokenStore {
-  /**
-   * True when the plant methods check a TokenCheck themselves (PostgreSQL: one round trip for
-   * token and plants). Otherwise the token is checked with findTokenByDigest on every request
-   * and the plant methods are never given one.
-   */
-  readonly checksTokensWithPlants: boolean;
   createToken(token: NewTokenRecord): Promise<void>;
   /** Creates the token only when no token exists at all; true when it did. */
   createFirstToken(token: NewTokenRecord): Promise<boolean>;

@@ -8,3 +8,14 @@ export type MaybePromise<T> = T | Promise<T>;
 export function andThen<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
+
+/** Runs `work`; a failure, thrown or rejected, goes to `recover`. A promise only when `work` gave one. */
+export function orElse<T>(work: () => MaybePromise<T>, recover: (error: unknown) => MaybePromise<T>): MaybePromise<T> {
+  let result: MaybePromise<T>;
+  try {
+    result = work();
+  } catch (error) {
+    return recover(error);
+  }
+  return result instanceof Promise ? result.catch(recover) : result;
+}

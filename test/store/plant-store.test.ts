@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { StoredPlant } from '../../src/plants/plant.js';
 import type { PlantStream, Store } from '../../src/store/store.js';
+import { digestToken, issueToken } from '../../src/auth/api-tokens.js';
+import { ApiError } from '../../src/errors.js';
 import { uniqueName } from '../helpers/server.js';
 import { storeFactories } from './store-factories.js';
 
@@ -189,6 +191,29 @@ for (const factory of storeFactories()) {
       assert.deepEqual(await store.getPlant(owner, -9223372036854775808n), { id: -9223372036854775808n, name: 'lowest', tag: 'x' });
       assert.equal(await store.getPlant(uniqueName(), -9223372036854775808n), undefined);
       assert.equal(await store.getPlant(owner, 1n), undefined);
+    });
+
+    test('every plant method checks a token handed to it: 401 for one revoked or unknown, and nothing changes', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      const issued = await issueToken(store, { user: owner });
+      assert.ok(issued !== undefined);
+      const valid = { digest: digestToken(issued.token) };
+      const fern = { id: 1n, name: 'Fern', tag: null };
+      const page = { after: undefined, tag: undefined, limit: 10 };
+      assert.equal((await store.createPlant(owner, fern, valid)).outcome, 'created');
+      assert.deepEqual((await store.listPlants(owner, page, valid)).plants, [fern]);
+      assert.deepEqual(await store.getPlant(owner, 1n, valid), fern);
+      assert.equal(await store.revokeToken(issued.record.id, new Date()), true);
+      const isInvalidToken = (error: unknown) => error instanceof ApiError && error.status === 401;
+      for (const token of [valid, { digest: digestToken('pst_never_issued') }]) {
+        await assert.rejects(async () => store.createPlant(owner, { id: 2n, name: 'Moss', tag: null }, token), isInvalidToken);
+        await assert.rejects(async () => store.deletePlant(owner, 1n, token), isInvalidToken);
+        await assert.rejects(async () => store.listPlants(owner, page, token), isInvalidToken);
+        await assert.rejects(async () => store.getPlant(owner, 1n, token), isInvalidToken);
+        await assert.rejects(async () => drain(await store.streamPlants(owner, { after: undefined, tag: undefined, limit: undefined }, token)), isInvalidToken);
+      }
+      assert.deepEqual((await store.listPlants(owner, page)).plants, [fern], 'nothing created, nothing deleted');
     });
 
     test('streamPlants reads one snapshot: later creates and deletes do not show, even chunks later', async (t) => {

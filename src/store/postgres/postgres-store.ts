@@ -31,7 +31,6 @@ const FIRST_TOKEN_LOCK = '8100971276181400430';
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
-  readonly checksTokensWithPlants = true;
   private readonly pool: pg.Pool;
   private readonly maxConnections: number;
   private readonly creates: CreateBatcher;

@@ -8,7 +8,8 @@
 import type Database from 'better-sqlite3';
 import type { StoredPlant } from '../../plants/plant.js';
 import { EndOfTurn } from '../../util/end-of-turn.js';
-import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Store, TokenRecord } from '../store.js';
+import { errors } from '../../errors.js';
+import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Store, TokenCheck, TokenRecord } from '../store.js';
 import { TOKEN_COLUMNS, toTokenRecord, type TokenRow } from '../token-row.js';
 import { openConnection } from './connection.js';
 import { migrate } from './migrations.js';
@@ -36,6 +37,7 @@ function prepareReads(db: Database.Database) {
   return {
     plant: db.prepare('SELECT name, tag FROM plants WHERE owner = ? AND id = ?').raw(true),
     tokenByDigest: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = ?`).raw(true),
+    validToken: db.prepare('SELECT 1 FROM api_tokens WHERE digest = ? AND revoked_at IS NULL').pluck(true),
     tokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`),
     ping: db.prepare('SELECT 1'),
   };
@@ -54,8 +56,6 @@ function serializeToken(token: NewTokenRecord): SerializedToken {
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
-  /** Tokens are checked with findTokenByDigest, synchronously: no round trip to save. */
-  readonly checksTokensWithPlants = false;
   private readonly sql: ReturnType<typeof prepareReads>;
   /** Page statements by FROM clause (plant-filter.ts), prepared on first use. */
   private readonly pageStatements = new Map<string, Database.Statement>();
@@ -99,18 +99,28 @@ export class SqliteStore implements Store {
     return mapSqliteErrors(() => migrate(this.db));
   }
 
-  async createPlant(owner: string, plant: StoredPlant): Promise<CreateResult> {
+  /** Throws the 401 when the caller's token is no longer stored unrevoked. */
+  private checkToken(token: TokenCheck | undefined): void {
+    if (token === undefined) return;
+    const valid = this.reads.run(() => this.sql.validToken.get(Buffer.from(token.digest, 'hex')));
+    if (valid === undefined) throw errors.invalidToken();
+  }
+
+  async createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): Promise<CreateResult> {
+    this.checkToken(token);
     const result = await this.writer.write({ kind: 'createPlant', owner, id: plant.id, name: plant.name, tag: plant.tag });
     if (result.kind !== 'createPlant') throw new Error('writer answered a create with the wrong result');
     return { outcome: result.outcome, stored: { id: plant.id, name: result.name, tag: result.tag } };
   }
 
-  getPlant(owner: string, id: bigint): StoredPlant | undefined {
+  getPlant(owner: string, id: bigint, token?: TokenCheck): StoredPlant | undefined {
+    this.checkToken(token);
     const row = this.reads.run(() => this.sql.plant.get(owner, id) as [string, string | null] | undefined);
     return row === undefined ? undefined : { id, name: row[0], tag: row[1] };
   }
 
-  listPlants(owner: string, query: ListQuery & { limit: number }): PlantPage {
+  listPlants(owner: string, query: ListQuery & { limit: number }, token?: TokenCheck): PlantPage {
+    this.checkToken(token);
     const { from, params } = plantFilter(owner, query);
     const rows = this.reads.run(() => this.pageStatement(from).all(...params, query.limit + 1) as PlantRow[]);
     const hasMore = rows.length > query.limit;
@@ -138,11 +148,13 @@ export class SqliteStore implements Store {
     return this.snapshots.connections;
   }
 
-  streamPlants(owner: string, query: ListQuery): PlantStream {
+  streamPlants(owner: string, query: ListQuery, token?: TokenCheck): PlantStream {
+    this.checkToken(token);
     return this.snapshots.open(owner, query);
   }
 
-  async deletePlant(owner: string, id: bigint): Promise<boolean> {
+  async deletePlant(owner: string, id: bigint, token?: TokenCheck): Promise<boolean> {
+    this.checkToken(token);
     const result = await this.writer.write({ kind: 'deletePlant', owner, id });
     return result.kind === 'changed' && result.changed;
   }
