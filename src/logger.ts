@@ -40,6 +40,8 @@ function stdoutDestination(): DestinationStream {
     // no stdout at all: every write fails and logging ends quietly
   }
   let broken = false;
+  /** The last write found the pipe full: a batch is held in sonic-boom's write buffer. */
+  let full = false;
   const destination: BufferBoom = new SonicBoom({
     fd: STDOUT,
     sync: true,
@@ -52,8 +54,14 @@ function stdoutDestination(): DestinationStream {
   setInterval(() => {
     if (!broken) destination.flush();
   }, BATCH_MS).unref();
+  destination.on('write', () => {
+    full = false;
+  });
   destination.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EAGAIN' || error.code === 'EBUSY') return;
+    if (error.code === 'EAGAIN' || error.code === 'EBUSY') {
+      full = true;
+      return;
+    }
     broken = true;
     destination.destroy();
   });
@@ -63,7 +71,10 @@ function stdoutDestination(): DestinationStream {
       // An empty write tells whether anyone still reads: sonic-boom's flushSync retries
       // errors other than EAGAIN forever, so it must not meet a closed pipe.
       writeSync(STDOUT, '');
-      destination.flushSync();
+      // flush writes a batch held since a full pipe first; flushSync would put it back out of
+      // step with its length and write it garbled, so it runs only once nothing is held.
+      destination.flush();
+      if (!full) destination.flushSync();
     } catch {
       // stdout is full or gone: the process is ending either way
     }

@@ -80,3 +80,25 @@ setTimeout(() => process.exit(0), 2500);`,
   const lines = out.trim().split('\n').map((line) => JSON.parse(line) as { n: number });
   assert.deepEqual(lines.map((line) => line.n), Array.from({ length: 3000 }, (_, n) => n));
 });
+
+test('a batch held since the pipe was full is written whole and in order when the process exits', async () => {
+  // About 100 KB of lines into a pipe that holds 64 KB: the rest is held after a write finds it
+  // full. The parent then reads what the pipe holds and tells the child to exit at once.
+  let out = '';
+  const script = `import { createLogger } from ${JSON.stringify(LOGGER)};
+const logger = createLogger('info');
+for (let n = 0; n < 1000; n++) logger.info({ n, pad: 'x'.repeat(40) }, 'held at exit');
+process.stdin.once('data', () => process.exit(0));
+process.stderr.write('logged');`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 15_000 });
+  child.stdout.pause();
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    if (out.length >= 60_000 && child.stdin.writable) child.stdin.end('exit');
+  });
+  child.stderr.once('data', () => child.stdout.resume());
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(code, 0);
+  const lines = out.trim().split('\n').map((line) => JSON.parse(line) as { n: number });
+  assert.deepEqual(lines.map((line) => line.n), Array.from({ length: 1000 }, (_, n) => n));
+});
