@@ -1,7 +1,7 @@
 /**
  * buildApp: the request listener built from injected parts. The server, the CLI and the
  * tests all build it the same way. Checks run in the contract's order:
- * unknown path 404 → wrong method 405 → auth 401/403 → the route (415 → 413 → 400 …).
+ * unknown path 404 → wrong method 405 → auth 401/403 → the route (query 400 → 415 → 413 → body 400 …).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -49,17 +49,20 @@ function originForm(target: string): string {
   return url.pathname + url.search;
 }
 
-/** Refusals a request can meet before the store has checked its token. */
-const REFUSED_BEFORE_STORE = new Set([400, 413, 415, 429]);
+/** Refusals a request can meet before the store has checked its token (503: streams busy). */
+const REFUSED_BEFORE_STORE = new Set([400, 413, 415, 429, 503]);
 
 /**
- * Runs a request whose token the store checks with its statement. When the request is refused
+ * Runs a request whose token the store checks with its own read. When the request is refused
  * before that (a bad query or body, the rate limit), the token is checked first, so that a
- * revoked or expired token is still answered 401, as the contract orders.
+ * revoked or expired token is still answered 401, as the contract orders. A token the store
+ * refused is forgotten, so that its next use is refused before the rate limit counts it.
  */
-function confirmingRefusals(pending: PendingToken, work: () => MaybePromise<void>): MaybePromise<void> {
+function checkingToken(pending: PendingToken, work: () => MaybePromise<void>): MaybePromise<void> {
   return orElse(work, (error) => {
-    if (!(error instanceof ApiError && REFUSED_BEFORE_STORE.has(error.status))) throw error;
+    if (!(error instanceof ApiError)) throw error;
+    if (error.status === 401) pending.forget();
+    if (!REFUSED_BEFORE_STORE.has(error.status)) throw error;
     return andThen(pending.confirm(), () => {
       throw error;
     });
@@ -123,7 +126,7 @@ export function buildApp(parts: AppParts): RequestListener {
           return handle(ctx, principal);
         });
       };
-      return principal.pending === undefined ? admitted() : confirmingRefusals(principal.pending, admitted);
+      return principal.pending === undefined ? admitted() : checkingToken(principal.pending, admitted);
     });
   }
 

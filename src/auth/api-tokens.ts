@@ -82,8 +82,8 @@ const MAX_KNOWN_TOKENS = 10_000;
 /**
  * Verifies `pst_` tokens against the store on every request, so a revocation counts at once.
  * A token seen before is not looked up again: its owner, scopes and expiry cannot change, and
- * its revocation is checked by the store with the request's own read (Principal.pending), so
- * the request needs one round trip, not two.
+ * its revocation is checked by the store with the request's own read (Principal.pending): on
+ * PostgreSQL one round trip, not two.
  */
 export class ApiTokenVerifier implements CredentialVerifier {
   /** By digest. */
@@ -142,7 +142,8 @@ export class ApiTokenVerifier implements CredentialVerifier {
       throw errors.invalidToken();
     }
     this.touch(known, now);
-    return { owner: known.owner, scopes: known.scopes, pending: { digest, confirm: () => this.confirm(digest) } };
+    const forget = () => this.known.delete(digest);
+    return { owner: known.owner, scopes: known.scopes, pending: { digest, confirm: () => this.confirm(digest), forget } };
   }
 
   /** Records "last used" at most once a minute per token, off the request's path. */

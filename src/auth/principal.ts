@@ -13,6 +13,8 @@ export const WRITE: Scope = 'plants:write';
 export interface PendingToken extends TokenCheck {
   /** Checks the token now; throws the 401 when it is no longer valid. */
   confirm(): MaybePromise<void>;
+  /** The store refused the token: the next request with it is looked up in full, and refused before anything else. */
+  forget(): void;
 }
 
 /** Who is calling: the owner whose plants it may touch, and what it may do. */

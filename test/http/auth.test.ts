@@ -171,3 +171,18 @@ describe('revocation and expiry across processes', () => {
     for (const operation of OPERATIONS) await assertUnauthorized(await send(server, operation, `Bearer ${expiring.token}`), INVALID, `expired: ${operation.method}`);
   });
 });
+
+describe('a revoked token and the rate limit', () => {
+  test("a revoked token spends at most one of its owner's requests per instance, however often it is used", async (t) => {
+    const server = await startTestServer(t, 'sqlite', { rateLimit: '3/1m' });
+    const store = server.running.store;
+    const owner = uniqueName('limited');
+    const [leaked, kept] = [await issueToken(store, { user: owner }), await issueToken(store, { user: owner })];
+    assert.ok(leaked !== undefined && kept !== undefined);
+    const get = (token: string) => fetch(`${server.url}/plants?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal((await get(leaked.token)).status, 200);
+    assert.equal(await store.revokeToken(leaked.record.id, new Date()), true);
+    for (let i = 0; i < 5; i++) await assertUnauthorized(await get(leaked.token), INVALID, `revoked, use ${i + 1}`);
+    assert.equal((await get(kept.token)).status, 200, 'the owner still has requests left');
+  });
+});
