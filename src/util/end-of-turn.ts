@@ -35,12 +35,16 @@ export class EndOfTurn {
 
   private readonly run = (): void => {
     this.scheduled = false;
+    // Whatever fails, the later steps still run: a read transaction left open would show a
+    // stale snapshot from then on, and held responses would never go out.
     try {
       this.commitWrites?.();
-      this.endReads?.();
     } finally {
-      // Whatever failed before, the held responses still go out.
-      this.sendResponses?.();
+      try {
+        this.endReads?.();
+      } finally {
+        this.sendResponses?.();
+      }
     }
   };
 }
