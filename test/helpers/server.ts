@@ -50,17 +50,35 @@ export function uniqueName(prefix = 'user'): string {
   return `${prefix}-${randomBytes(6).toString('hex')}`;
 }
 
+/**
+ * A fresh directory, removed after the test. After-hooks run in the order they were added, so a
+ * store opened in it later is still open then: the removal retries while its threads finish.
+ */
 export function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-test-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
   return dir;
 }
 
 export async function startTestServer(t: TestContext, kind: StoreKind = 'sqlite', overrides: Record<string, string> = {}): Promise<TestServer> {
-  const databaseUrl = kind === 'postgres' ? (process.env.TEST_DATABASE_URL as string) : `sqlite:${join(tempDir(t), 'plantstore.db')}`;
+  const dir = kind === 'postgres' ? undefined : mkdtempSync(join(tmpdir(), 'plantstore-test-'));
+  const databaseUrl = dir === undefined ? (process.env.TEST_DATABASE_URL as string) : `sqlite:${join(dir, 'plantstore.db')}`;
   const settings = loadSettings({}, { port: '0', databaseUrl, bootstrapToken: 'false', logLevel: 'silent', ...overrides });
-  const running = await startServer(settings, { logger: pino({ level: 'silent' }) });
-  t.after(() => running.close());
+  const removeDir = () => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  };
+  const running = await startServer(settings, { logger: pino({ level: 'silent' }) }).catch((error: unknown) => {
+    removeDir();
+    throw error;
+  });
+  // One hook, so that the server is closed before its directory is removed.
+  t.after(async () => {
+    try {
+      await running.close();
+    } finally {
+      removeDir();
+    }
+  });
   const url = running.url;
   return {
     url,

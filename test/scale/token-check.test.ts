@@ -1,19 +1,29 @@
 /**
- * On PostgreSQL a token seen before is checked by the request's own statement, not looked up
+ * A token seen before is checked by the store with the request's own read, not looked up
  * again: revocation and expiry must still count at the next request on every instance, for
  * every kind of request, and a revoked token is answered 401 before any 400 or 403.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test, type TestContext } from 'node:test';
 import { issueToken } from '../../src/auth/api-tokens.js';
-import { authorizedFetch, postgresUrlOrSkipReason, startTestServer, uniqueName } from '../helpers/server.js';
+import { authorizedFetch, startTestServer, storeKinds, uniqueName, type StoreKind } from '../helpers/server.js';
 
-const postgres = postgresUrlOrSkipReason();
-
-async function twoInstances(t: TestContext) {
-  const a = await startTestServer(t, 'postgres');
-  const b = await startTestServer(t, 'postgres');
+/** Two instances on one database: for SQLite, two servers on one file. */
+async function twoInstances(t: TestContext, kind: StoreKind) {
+  if (kind === 'postgres') {
+    const a = await startTestServer(t, 'postgres');
+    const b = await startTestServer(t, 'postgres');
+    return { a, b, store: a.running.store };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'plantstore-test-'));
+  const databaseUrl = `sqlite:${join(dir, 'plantstore.db')}`;
+  const a = await startTestServer(t, 'sqlite', { databaseUrl });
+  const b = await startTestServer(t, 'sqlite', { databaseUrl });
+  t.after(() => rmSync(dir, { recursive: true, force: true })); // after both servers have closed
   return { a, b, store: a.running.store };
 }
 
@@ -36,9 +46,9 @@ async function everyRequest(call: Call, id: number): Promise<number[]> {
   return statuses;
 }
 
-describe('token checks on postgres with two instances', { skip: postgres.reason }, () => {
+for (const kind of storeKinds()) describe(`token checks on ${kind} with two instances`, () => {
   test('a revoked token is refused by both instances at the next request of every kind, changing nothing', async (t) => {
-    const { a, b, store } = await twoInstances(t);
+    const { a, b, store } = await twoInstances(t, kind);
     const owner = uniqueName();
     const issued = await issueToken(store, { user: owner });
     assert.ok(issued !== undefined);
@@ -62,7 +72,7 @@ describe('token checks on postgres with two instances', { skip: postgres.reason 
   });
 
   test('a revoked read-only token is answered 401, not 403, when it asks to write', async (t) => {
-    const { a, b, store } = await twoInstances(t);
+    const { a, b, store } = await twoInstances(t, kind);
     const issued = await issueToken(store, { user: uniqueName(), readOnly: true });
     assert.ok(issued !== undefined);
     for (const server of [a, b]) {
@@ -77,7 +87,7 @@ describe('token checks on postgres with two instances', { skip: postgres.reason 
   });
 
   test('an expired token is refused by both instances once its time is up', async (t) => {
-    const { a, b, store } = await twoInstances(t);
+    const { a, b, store } = await twoInstances(t, kind);
     const issued = await issueToken(store, { user: uniqueName(), expiresInMs: 1_500 });
     assert.ok(issued !== undefined);
     const expiresAt = issued.record.expiresAt?.getTime() ?? 0;
