@@ -1,10 +1,10 @@
 /** The PlantStore contract, one suite run against every store. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { StoredPlant } from '../../src/plants/plant.js';
-import type { PlantStream, Store } from '../../src/store/store.js';
 import { digestToken, issueToken } from '../../src/auth/api-tokens.js';
 import { ApiError } from '../../src/errors.js';
+import type { StoredPlant } from '../../src/plants/plant.js';
+import type { PlantStream, Store } from '../../src/store/store.js';
 import { uniqueName } from '../helpers/server.js';
 import { storeFactories } from './store-factories.js';
 

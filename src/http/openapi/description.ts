@@ -65,7 +65,8 @@ absent one (404 on DELETE, absent from GET). All tokens of one user share that u
   With \`limit\` it pages through \`Link: rel="next"\`, using the \`after\` extension parameter as a cursor.
 - DELETE answers 204 with no body, 404 for an id the caller does not have, 400 for an id that is not an int64.
 - Ids are int64 and exact across the whole range: send them as JSON integer literals.
-- Checks run in this order: unknown path 404 → other method 405 (with \`Allow\`) → 401/403 → 415 → 413 → 400.
+- Checks run in this order: unknown path 404 → other method 405 (with \`Allow\`) → 401/403 → 400 for a query parameter → 415
+  → 413 → 400 for the body.
 - Every error has an \`Error\` body whose \`error\` is the HTTP status, and \`Content-Type: application/json\`.
 - An unexpected failure is a 500 with a generic message; a database that is down gives 503 with \`Retry-After\`, and
   the service recovers by itself when it is back.

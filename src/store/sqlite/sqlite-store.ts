@@ -6,9 +6,9 @@
  * (snapshot-streams.ts).
  */
 import type Database from 'better-sqlite3';
+import { errors } from '../../errors.js';
 import type { StoredPlant } from '../../plants/plant.js';
 import { EndOfTurn } from '../../util/end-of-turn.js';
-import { errors } from '../../errors.js';
 import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Store, TokenCheck, TokenRecord } from '../store.js';
 import { TOKEN_COLUMNS, toTokenRecord, type TokenRow } from '../token-row.js';
 import { openConnection } from './connection.js';
