@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { issueToken } from '../../src/auth/api-tokens.js';
 import { openStore } from '../../src/store/open-store.js';
 import { startTestServer, storeKinds, uniqueName, type TestServer } from '../helpers/server.js';
+import { openUnreadStream } from '../helpers/unread-stream.js';
 
 const REALM = 'Bearer realm="plantstore"';
 const INVALID = 'Bearer realm="plantstore", error="invalid_token"';
@@ -184,5 +185,25 @@ describe('a revoked token and the rate limit', () => {
     assert.equal(await store.revokeToken(leaked.record.id, new Date()), true);
     for (let i = 0; i < 5; i++) await assertUnauthorized(await get(leaked.token), INVALID, `revoked, use ${i + 1}`);
     assert.equal((await get(kept.token)).status, 200, 'the owner still has requests left');
+  });
+});
+
+describe('a revoked token and a full process', () => {
+  test('a revoked token is answered 401, not the 503 of a process at its stream limit', async (t) => {
+    const server = await startTestServer(t, 'sqlite', { streamsPerProcess: '1' });
+    const store = server.running.store;
+    // A list larger than the socket buffers, read by nobody: it holds the one stream slot.
+    const holder = await server.user();
+    const name = 'a plant with a name long enough to fill the socket buffers quickly '.repeat(3);
+    await Promise.all(Array.from({ length: 40_000 }, (_, i) => store.createPlant(holder.name, { id: BigInt(i), name, tag: null })));
+    const held = openUnreadStream(t, server.url, holder.token);
+    assert.equal(await held.answered, 200);
+    const issued = await issueToken(store, { user: uniqueName('revoked') });
+    assert.ok(issued !== undefined);
+    const list = () => fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${issued.token}` } });
+    assert.equal((await list()).status, 503, 'the process is at its stream limit');
+    assert.equal(await store.revokeToken(issued.record.id, new Date()), true);
+    await assertUnauthorized(await list(), INVALID, 'revoked while the process is full');
+    held.socket.destroy(); // before the server closes, which would wait for the stream
   });
 });
