@@ -70,10 +70,10 @@ export function expiryAfter(now: Date, lifetimeMs: number): Date | undefined {
  */
 interface KnownToken {
   id: string;
-  owner: string;
-  scopes: ReadonlySet<string>;
   expiresAt: number | null;
   touchedAt: number;
+  /** The caller, with the revocation check left to the store: the same for every request. */
+  principal: Principal;
 }
 
 /** Tokens remembered at most; the memory is cleared when full. */
@@ -126,12 +126,13 @@ export class ApiTokenVerifier implements CredentialVerifier {
     let known = this.known.get(digest);
     if (known === undefined) {
       if (this.known.size >= MAX_KNOWN_TOKENS) this.known.clear();
-      const expiresAt = record.expiresAt?.getTime() ?? null;
-      known = { id: record.id, owner: record.user, scopes: new Set(record.scopes), expiresAt, touchedAt: 0 };
+      const pending = { digest, confirm: () => this.confirm(digest), forget: () => this.known.delete(digest) };
+      const principal = { owner: record.user, scopes: new Set<string>(record.scopes), pending };
+      known = { id: record.id, expiresAt: record.expiresAt?.getTime() ?? null, touchedAt: 0, principal };
       this.known.set(digest, known);
     }
     this.touch(known, now);
-    return { owner: known.owner, scopes: known.scopes };
+    return { owner: known.principal.owner, scopes: known.principal.scopes };
   }
 
   /** The caller of a token seen before, its revocation left to the store's statement. */
@@ -142,8 +143,7 @@ export class ApiTokenVerifier implements CredentialVerifier {
       throw errors.invalidToken();
     }
     this.touch(known, now);
-    const forget = () => this.known.delete(digest);
-    return { owner: known.owner, scopes: known.scopes, pending: { digest, confirm: () => this.confirm(digest), forget } };
+    return known.principal;
   }
 
   /** Records "last used" at most once a minute per token, off the request's path. */
