@@ -37,14 +37,15 @@ export class EndOfTurn {
     this.scheduled = false;
     // Whatever fails, the later steps still run: a read transaction left open would show a
     // stale snapshot from then on, and held responses would never go out.
-    try {
-      this.commitWrites?.();
-    } finally {
+    let failed = false;
+    let failure: unknown;
+    for (const step of [this.commitWrites, this.endReads, this.sendResponses]) {
       try {
-        this.endReads?.();
-      } finally {
-        this.sendResponses?.();
+        step?.();
+      } catch (error) {
+        if (!failed) [failed, failure] = [true, error];
       }
     }
+    if (failed) throw failure;
   };
 }
