@@ -12,6 +12,8 @@ export interface Sample {
   result: LoadResult;
   /** plantstore on SQLite only: writes committed per transaction during this run (group commit). */
   writesPerBatch: number | undefined;
+  /** The same runs: mean ms from a batch leaving the event loop until its sync is heard back there. */
+  msPerBatch: number | undefined;
   /** CPU that other processes used during the run, in cores: a shared machine skews figures. */
   otherCores: number;
   /** CPU time the server process (all threads and workers) spent per request answered, in µs. */
@@ -40,6 +42,7 @@ export interface Row {
   /** Against each reference server of the run (the in-memory baseline, and node+pg on PostgreSQL). */
   ratios: Partial<Record<ServerName, Ratio>>;
   writesPerBatch: number | undefined;
+  msPerBatch: number | undefined;
 }
 
 export interface ListAllSummary {
@@ -81,6 +84,7 @@ export function summarize(samples: readonly Sample[], references: readonly Serve
         if (pairs.length > 0) ratios[reference] = { rps: median(pairs.map((p) => p.rps)), p99: median(pairs.map((p) => p.p99)) };
       }
       const batches = finite(mine.map((s) => s.writesPerBatch));
+      const batchMs = finite(mine.map((s) => s.msPerBatch));
       const pgCpu = finite(mine.map((s) => s.postgresCpuUs));
       rows.push({
         scenario,
@@ -93,6 +97,7 @@ export function summarize(samples: readonly Sample[], references: readonly Serve
         postgresCpuUs: pgCpu.length === 0 ? undefined : median(pgCpu),
         ratios,
         writesPerBatch: batches.length === 0 ? undefined : median(batches),
+        msPerBatch: batchMs.length === 0 ? undefined : median(batchMs),
       });
     }
   }
@@ -130,7 +135,7 @@ export function resultsTable(rows: readonly Row[], references: readonly ServerNa
       ...references.flatMap((ref) => [`req/s ratio to ${REFERENCE_LABEL[ref]}`, `p99 ratio to ${REFERENCE_LABEL[ref]}`]),
       'server CPU µs/req',
       ...(withPg ? ['PostgreSQL CPU µs/req'] : []),
-      ...(withBatches ? ['writes per commit'] : []),
+      ...(withBatches ? ['writes per commit', 'ms per commit'] : []),
     ],
     rows.map((r) => [
       r.scenario,
@@ -142,7 +147,7 @@ export function resultsTable(rows: readonly Row[], references: readonly ServerNa
       ...references.flatMap((ref) => [num(r.ratios[ref]?.rps, 2), num(r.ratios[ref]?.p99, 2)]),
       num(r.serverCpuUs),
       ...(withPg ? [num(r.postgresCpuUs)] : []),
-      ...(withBatches ? [r.writesPerBatch === undefined ? '' : num(r.writesPerBatch, 1)] : []),
+      ...(withBatches ? [r.writesPerBatch === undefined ? '' : num(r.writesPerBatch, 1), r.msPerBatch === undefined ? '' : num(r.msPerBatch, 2)] : []),
     ]),
   );
 }
@@ -184,7 +189,7 @@ export function samplesTable(samples: readonly Sample[]): string[] {
       'socket errors',
       'server CPU µs/req',
       ...(withPg ? ['PostgreSQL CPU µs/req'] : []),
-      ...(withBatches ? ['writes per commit'] : []),
+      ...(withBatches ? ['writes per commit', 'ms per commit'] : []),
       'other load (cores)',
     ],
     samples.map((s) => [
@@ -199,7 +204,7 @@ export function samplesTable(samples: readonly Sample[]): string[] {
       String(s.result.socketErrors),
       num(s.serverCpuUs),
       ...(withPg ? [num(s.postgresCpuUs)] : []),
-      ...(withBatches ? [s.writesPerBatch === undefined ? '' : num(s.writesPerBatch, 1)] : []),
+      ...(withBatches ? [s.writesPerBatch === undefined ? '' : num(s.writesPerBatch, 1), s.msPerBatch === undefined ? '' : num(s.msPerBatch, 2)] : []),
       num(s.otherCores, 2),
     ]),
   );

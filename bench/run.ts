@@ -173,7 +173,7 @@ async function mainRun(): Promise<void> {
         : []),
       '"other load" is CPU used during the run by processes other than the servers, PostgreSQL and wrk, in cores (from /proc/stat); above ~0.2 the machine was shared and that run is suspect.',
       '',
-      ...(onPostgres ? [] : ['"writes per commit" is plantstore_db_write_batch_size from /metrics over that run: how many creates and deletes shared one transaction and one fsync.', '']),
+      ...(onPostgres ? [] : ['"writes per commit" is plantstore_db_write_batch_size from /metrics over that run: how many creates and deletes shared one transaction and one fsync; "ms per commit" is the mean time from a batch leaving the event loop to its sync being heard back there (plantstore_db_write_batch_duration_seconds), which a write waits for at least once.', '']),
     ],
     targets.filter((t) => !t.met).map((t) => t.name),
   );

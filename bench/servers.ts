@@ -75,9 +75,13 @@ export async function startPlantstore(databaseUrl: string, logFile: string, node
   return running('plantstore', origin, child);
 }
 
-/** Sums of plantstore's write-batch histogram: batches committed and writes in them. */
-export async function writeBatches(origin: string): Promise<{ batches: number; writes: number }> {
+/** Sums of plantstore's write-batch histograms: batches committed, writes in them, seconds they took. */
+export async function writeBatches(origin: string): Promise<{ batches: number; writes: number; seconds: number }> {
   const text = await (await fetch(`${origin}/metrics`)).text();
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { batches: value('plantstore_db_write_batch_size_count'), writes: value('plantstore_db_write_batch_size_sum') };
+  return {
+    batches: value('plantstore_db_write_batch_size_count'),
+    writes: value('plantstore_db_write_batch_size_sum'),
+    seconds: value('plantstore_db_write_batch_duration_seconds_sum'),
+  };
 }

@@ -58,12 +58,15 @@ export async function runSideBySide(o: SideBySideOptions): Promise<{ samples: Sa
     const measured = await measure([server.pid], [load], o.useWrk, o.postgresHere);
     served[server.name] = (served[server.name] ?? 0) + measured.result.requests;
     let writesPerBatch: number | undefined;
+    let msPerBatch: number | undefined;
     if (before !== undefined) {
       const after = await writeBatches(server.origin);
-      writesPerBatch = (after.writes - before.writes) / (after.batches - before.batches);
+      const batches = after.batches - before.batches;
+      writesPerBatch = (after.writes - before.writes) / batches;
+      msPerBatch = ((after.seconds - before.seconds) * 1000) / batches;
     }
     await pause(500); // let the server settle (GC, log flush) before the next one starts
-    return { ...measured, writesPerBatch };
+    return { ...measured, writesPerBatch, msPerBatch };
   }
 
   if (o.loadScenarios.length > 0) {
