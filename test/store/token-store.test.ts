@@ -73,6 +73,19 @@ for (const factory of storeFactories()) {
       assert.deepEqual((await store.findTokenByDigest(token.digest))?.lastUsedAt, at);
     });
 
+    test('touchToken never moves the last use back, nor records use of a revoked token', async (t) => {
+      const store = await factory.open(t);
+      const token = newToken();
+      await store.createToken(token);
+      const later = new Date('2030-01-02T00:00:00Z');
+      await store.touchToken(token.id, later);
+      await store.touchToken(token.id, new Date('2030-01-01T00:00:00Z'));
+      assert.deepEqual((await store.findTokenByDigest(token.digest))?.lastUsedAt, later, 'an older use arriving late');
+      assert.equal(await store.revokeToken(token.id, new Date('2030-01-03T00:00:00Z')), true);
+      await store.touchToken(token.id, new Date('2030-01-04T00:00:00Z'));
+      assert.deepEqual((await store.findTokenByDigest(token.digest))?.lastUsedAt, later, 'a use after revocation');
+    });
+
     test('createFirstToken creates only into an empty token store', async (t) => {
       const store = await factory.open(t);
       assert.equal(await store.createFirstToken(newToken()), true);

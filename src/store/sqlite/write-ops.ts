@@ -39,7 +39,10 @@ export function prepareWriter(db: Database.Database): (ops: WriteOp[]) => WriteR
   );
   const anyToken = db.prepare('SELECT 1 FROM api_tokens LIMIT 1');
   const revokeToken = db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
-  const touchToken = db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?');
+  // As on PostgreSQL: a use that arrives late never moves the record back, and a revoked token's is not recorded.
+  const touchToken = db.prepare(
+    'UPDATE api_tokens SET last_used_at = @at WHERE id = @id AND revoked_at IS NULL AND (last_used_at IS NULL OR last_used_at < @at)',
+  );
 
   const apply = (op: WriteOp): WriteResult => {
     switch (op.kind) {
@@ -62,7 +65,7 @@ export function prepareWriter(db: Database.Database): (ops: WriteOp[]) => WriteR
       case 'revokeToken':
         return { kind: 'changed', changed: revokeToken.run(op.at, op.id).changes === 1 };
       case 'touchToken':
-        return { kind: 'changed', changed: touchToken.run(op.at, op.id).changes === 1 };
+        return { kind: 'changed', changed: touchToken.run({ at: op.at, id: op.id }).changes === 1 };
     }
   };
 
