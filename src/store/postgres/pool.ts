@@ -3,6 +3,7 @@
  * a connect timeout, a server-side statement timeout and a client-side read timeout.
  */
 import pg from 'pg';
+import { parseIntoClientConfig } from 'pg-connection-string';
 
 /** Opening a connection gives up after this: a database that does not answer is soon a 503. */
 export const CONNECT_TIMEOUT_MS = 3_000;
@@ -35,10 +36,20 @@ class BoundedClient extends pg.Client {
   }
 }
 
+/**
+ * A 200 promises the write is on disk: insist on it even where the server's or the role's
+ * default is off. pg lets a URL's `options` parameter replace the pool's, so the URL is parsed
+ * here and this setting goes last, where it wins over one the URL sets.
+ */
+function withSynchronousCommit(url: string): pg.ClientConfig {
+  const config = parseIntoClientConfig(url);
+  return { ...config, options: [config.options, '-c synchronous_commit=on'].filter(Boolean).join(' ') };
+}
+
 export function createPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
+    ...withSynchronousCommit(options.url),
     Client: BoundedClient,
-    connectionString: options.url,
     max: options.size,
     connectionTimeoutMillis: POOL_WAIT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
@@ -47,9 +58,6 @@ export function createPool(options: PoolOptions): pg.Pool {
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: 'plantstore',
-    // A 200 promises the write is on disk: insist on it even where the server's default is off.
-    // An `options` parameter in DATABASE_URL replaces this one (pg lets the URL win).
-    options: '-c synchronous_commit=on',
   });
   // Without a listener an idle connection that breaks (database restart, network cut) would
   // crash the process; the pool has already dropped it, and the next query reconnects.
