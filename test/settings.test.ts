@@ -20,6 +20,11 @@ test('with nothing set, every setting has the default API.md gives it (rate limi
   assert.equal(settings.rateLimit, undefined);
 });
 
+test('a PostgreSQL pool has at least two connections: one is always kept from streamed lists', () => {
+  assert.equal(loadSettings({ DATABASE_POOL_SIZE: '2' }).databasePoolSize, 2);
+  assert.throws(() => loadSettings({ DATABASE_POOL_SIZE: '1' }), /DATABASE_POOL_SIZE.*must be a whole number from 2 to 1000/);
+});
+
 test('every setting has its own command-line flag, and a flag wins over the environment', () => {
   const flags = SETTINGS.map((spec) => spec.flag);
   assert.equal(new Set(flags).size, SETTINGS.length);

@@ -37,7 +37,7 @@ describe('stream admission', () => {
 
 describe('the pool share of streams', () => {
   test('keeps a quarter of the pool, at least one connection, for everything else', () => {
-    assert.deepEqual([1, 2, 3, 4, 5, 10, 20, 100].map(streamShare), [1, 1, 2, 3, 3, 7, 15, 75]);
+    assert.deepEqual([2, 3, 4, 5, 10, 20, 100].map(streamShare), [1, 2, 3, 3, 7, 15, 75]);
   });
 
   const fakeStream = (): PlantStream => ({ lastIdBeforeMore: undefined, next: () => [], close: () => undefined });

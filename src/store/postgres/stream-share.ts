@@ -2,15 +2,16 @@
  * The share of the connection pool that streamed lists may hold. A stream keeps its connection
  * for as long as its client reads; without a cap, a few unread streams would take the whole
  * pool, and every token check and short request behind them would wait and fail. A quarter of
- * the pool (at least one connection) is kept for everything else.
+ * the pool (at least one connection) is kept for everything else, which is why a pool has at
+ * least two.
  */
 import { errors } from '../../errors.js';
 import type { PlantStream } from '../store.js';
 import { POOL_WAIT_MS } from './pool.js';
 
-/** Connections streams may hold at once out of a pool of `poolSize`. */
+/** Connections streams may hold at once out of a pool of `poolSize` (2 or more). */
 export function streamShare(poolSize: number): number {
-  return Math.max(1, poolSize - Math.max(1, Math.ceil(poolSize / 4)));
+  return poolSize - Math.max(1, Math.ceil(poolSize / 4));
 }
 
 export class StreamShare {
