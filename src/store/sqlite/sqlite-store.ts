@@ -189,6 +189,7 @@ export class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
+    this.thread.checkAlive();
     this.reads.run(() => this.sql.ping.get());
   }
 

@@ -37,6 +37,11 @@ export class Writer {
     });
   }
 
+  /** Throws once the thread has died: every write would fail, so the store is not ready. */
+  checkAlive(): void {
+    if (this.broken !== undefined) throw this.broken;
+  }
+
   async close(): Promise<void> {
     this.broken ??= new Error('the SQLite store is closed');
     await this.thread.terminate();
