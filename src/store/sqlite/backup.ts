@@ -3,7 +3,7 @@
  * db.backup()). The copy is taken in one step, inside one read transaction, so it is the
  * database as of one commit even while a server goes on writing (WAL lets the writer go on).
  */
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -50,6 +50,17 @@ function inspect(file: string): BackupSummary {
   }
 }
 
+/** Renames `from` to `to` and syncs their folder, so the new name outlasts a power cut. */
+function renameDurably(from: string, to: string): void {
+  renameSync(from, to);
+  const folder = openSync(dirname(to), 'r');
+  try {
+    fsyncSync(folder);
+  } finally {
+    closeSync(folder);
+  }
+}
+
 /** Copies the database at `source` into a new file `destination`, written under another name until complete. */
 async function copy(source: string, destination: string): Promise<void> {
   const db = new Database(source, { fileMustExist: true });
@@ -74,7 +85,7 @@ export async function backupDatabase(source: string, destination: string): Promi
   try {
     await copy(source, partial);
     const summary = inspect(partial);
-    renameSync(partial, destination);
+    renameDurably(partial, destination);
     return summary;
   } finally {
     rmSync(partial, { force: true });
@@ -119,7 +130,7 @@ export async function restoreDatabase(backupFile: string, target: string): Promi
     // With no database there, a -wal or -shm left beside it would be applied to the new file.
     if (held === undefined) for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
     try {
-      renameSync(incoming, target);
+      renameDurably(incoming, target);
     } finally {
       held?.close();
     }
