@@ -12,6 +12,7 @@ import type { RequestContext } from './http/context.js';
 import { applyCors } from './http/cors.js';
 import type { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops-routes.js';
+import { PipelineOrder } from './http/pipelining.js';
 import { plantRoutes } from './http/plants-routes.js';
 import type { ResponseBatcher } from './http/response-batcher.js';
 import { sendError, startResponse, toApiError } from './http/respond.js';
@@ -73,6 +74,7 @@ export function buildApp(parts: AppParts): RequestListener {
   const { settings, store, authenticator, logger, metrics, responses, rateLimiter } = parts;
   const corsOrigins = new Set(settings.corsOrigins);
   const router = new Router();
+  const pipelines = new PipelineOrder();
   const admission = new StreamAdmission({ perOwner: settings.streamsPerOwner, perProcess: settings.streamsPerProcess });
   const plants = plantRoutes(store, settings.bodyLimit, { admission, deadlineMs: settings.streamDeadlineMs });
   router.add('/plants', plants.collection);
@@ -146,11 +148,13 @@ export function buildApp(parts: AppParts): RequestListener {
       metrics.observeRequest(route, method, status, seconds);
       logger.info({ reqId: requestId, method, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
     });
-    try {
-      const done = dispatch(ctx, match);
-      if (done instanceof Promise) done.catch((error: unknown) => fail(ctx, error));
-    } catch (error) {
-      fail(ctx, error);
-    }
+    pipelines.run(req, res, () => {
+      try {
+        const done = dispatch(ctx, match);
+        if (done instanceof Promise) done.catch((error: unknown) => fail(ctx, error));
+      } catch (error) {
+        fail(ctx, error);
+      }
+    });
   };
 }
