@@ -413,7 +413,7 @@ export interface components {
         Link: string;
         /** @description RFC 6750. Missing header, other scheme or empty token: `Bearer realm="plantstore"`. Unknown, revoked, expired or badly signed token: `Bearer realm="plantstore", error="invalid_token"`. Valid token without the scope: `Bearer realm="plantstore", error="insufficient_scope", scope="<scope>"`. */
         "WWW-Authenticate": string;
-        /** @description The methods this path answers, HEAD and OPTIONS included. */
+        /** @description The methods of this path, HEAD included. OPTIONS is answered on every known path and not listed. */
         Allow: string;
         /** @description Seconds to wait before retrying; the service recovers by itself when its database is back. */
         "Retry-After": string;

@@ -29,10 +29,10 @@ export class Router {
 
   /** Adds a route; a template ending in `/{name}` matches one path segment there. */
   add(template: string, operations: Record<string, Operation>): void {
-    // HEAD is answered wherever GET is, and listed beside it.
-    const methods = Object.keys(operations).flatMap((method) => (method === 'GET' && operations.HEAD === undefined ? ['GET', 'HEAD'] : [method]));
+    // HEAD is answered wherever GET is, and listed beside it. OPTIONS is answered on every route
+    // but not listed: Allow carries the methods of the resource, as the contract gives them.
+    const allow = Object.keys(operations).flatMap((method) => (method === 'GET' && operations.HEAD === undefined ? ['GET', 'HEAD'] : [method]));
     if (operations.GET !== undefined) operations.HEAD ??= operations.GET;
-    const allow = [...methods, 'OPTIONS'];
     const route: Route = { template, operations, allow, allowHeader: allow.join(', ') };
     const param = /\/\{[a-z]+\}$/.exec(template);
     if (param === null) this.exact.set(template, { route, param: '' });

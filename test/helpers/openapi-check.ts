@@ -134,7 +134,7 @@ function expectationFor(method: string, pathname: string, status: number): Expec
   }
   const item = document.paths[template] as PathItemObject;
   const listed = methodsOf(item);
-  const allow = [...listed.map((m) => m.toUpperCase()), ...(listed.includes('get') ? ['HEAD'] : []), 'OPTIONS'];
+  const allow = [...listed.map((m) => m.toUpperCase()), ...(listed.includes('get') ? ['HEAD'] : [])];
   const operationMethod = verb === 'head' && item.head === undefined ? 'get' : verb;
   const operation = item[operationMethod];
   if (operation === undefined) {

@@ -39,7 +39,7 @@ export const headers: Record<string, HeaderObject> = {
     schema: { type: 'string', pattern: '^Bearer realm="plantstore"' },
   },
   Allow: {
-    description: 'The methods this path answers, HEAD and OPTIONS included.',
+    description: 'The methods of this path, HEAD included. OPTIONS is answered on every known path and not listed.',
     required: true,
     schema: { type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$' },
   },

@@ -51,7 +51,7 @@ export const examples = {
   forbiddenWrite: { writeScope: example(`A read-only token (no ${WRITE})`, errors.insufficientScope(WRITE)) },
   plantNotFound: { plantNotFound: example('A plant id the caller does not have', errors.plantNotFound()) },
   routeNotFound: { routeNotFound: example('A path that does not exist', errors.routeNotFound()) },
-  methodNotAllowed: { methodNotAllowed: example('POST /plants/7', errors.methodNotAllowed(['GET', 'HEAD', 'DELETE', 'OPTIONS'])) },
+  methodNotAllowed: { methodNotAllowed: example('POST /plants/7', errors.methodNotAllowed(['GET', 'HEAD', 'DELETE'])) },
   conflict: { conflict: example('The same id with another name', errors.plantConflict()) },
   bodyTooLarge: (limit: number): ErrorExamples => ({ bodyTooLarge: example('A body over BODY_LIMIT', errors.bodyTooLarge(limit)) }),
   unsupportedMediaType: {
