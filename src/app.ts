@@ -50,6 +50,16 @@ function originForm(target: string): string {
   return url.pathname + url.search;
 }
 
+/** Host header lines in a request: node keeps only the first in `headers`, RFC 9112 §3.2 wants exactly one. */
+function hostLines(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
 /** Refusals a request can meet before the store has checked its token (503: streams busy). */
 const REFUSED_BEFORE_STORE = new Set([400, 413, 415, 429, 503]);
 
@@ -105,7 +115,8 @@ export function buildApp(parts: AppParts): RequestListener {
 
   /** Runs the checks and the route; a promise only when something on the way had to wait. */
   function dispatch(ctx: RequestContext, match: Match | undefined): MaybePromise<void> {
-    if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') throw errors.missingHost();
+    const hosts = hostLines(ctx.req.rawHeaders);
+    if (hosts > 1 || (hosts === 0 && ctx.req.httpVersion === '1.1')) throw errors.badHost();
     if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');
     if (match === undefined) throw errors.routeNotFound();
     const { route } = match;

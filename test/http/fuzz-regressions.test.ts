@@ -120,5 +120,14 @@ for (const kind of storeKinds()) {
       const old = parseAnswer(await rawExchange(server.url, 'GET /healthz HTTP/1.0\r\n\r\n'));
       assert.equal(old.status, 200);
     });
+
+    test('a request with two Host lines → 400 Error body, even when they agree', async (t) => {
+      const server = await startTestServer(t, kind);
+      for (const hosts of ['Host: a\r\nHost: b', 'Host: a\r\nhost: a']) {
+        const answer = await rawExchange(server.url, `GET /healthz HTTP/1.1\r\n${hosts}\r\n\r\n`);
+        assertRawError(answer, 400, hosts);
+        assert.match(JSON.parse(parseAnswer(answer).body).message as string, /exactly one Host/);
+      }
+    });
   });
 }
