@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 
 export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -43,23 +44,28 @@ export interface ServerProcess {
 
 /**
  * Starts `plantstore serve` on a free port and waits for its "listening" log line. `detached`
- * puts it in a process group of its own, which a test can signal as a whole (as systemd does).
+ * puts it in a process group of its own, which a test can signal as a whole (as systemd does);
+ * `npmStart` starts it as a user does, through `npm start` (without its build step), in a group
+ * of its own.
  */
 export async function startServerProcess(
   t: TestContext,
   env: Record<string, string>,
   args: string[] = [],
-  options: { detached?: boolean } = {},
+  options: { detached?: boolean; npmStart?: boolean } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
+  const [command, commandArgs] = options.npmStart === true ? ['npm', ['start', '--ignore-scripts', '--silent']] : [process.execPath, [CLI, 'serve', ...args]];
+  const detached = (options.detached ?? false) || options.npmStart === true;
+  const child = spawn(command, commandArgs, {
+    cwd: options.npmStart === true ? ROOT : undefined,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: options.detached ?? false,
+    detached,
   });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   t.after(async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      if (options.detached === true && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      if (detached && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
       else child.kill('SIGKILL');
       await exited;
     }

@@ -7,6 +7,16 @@ import { authorizedFetch, tempDir } from '../helpers/server.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 
 describe('graceful shutdown', () => {
+  test('SIGTERM to `npm start` reaches the server, which drains and exits 0', { timeout: 30_000 }, async (t) => {
+    const env = { DATABASE_URL: `sqlite:${join(tempDir(t), 'npm.db')}`, BOOTSTRAP_TOKEN: 'false' };
+    const server = await startServerProcess(t, env, [], { npmStart: true });
+    server.child.kill('SIGTERM'); // npm itself, as a supervisor that started `npm start` would
+    const [code] = await server.exited;
+    assert.equal(code, 0);
+    assert.match(server.stdout(), /plantstore stopped/);
+    await assert.rejects(fetch(`${server.url}/healthz`), 'nothing listens any more');
+  });
+
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     test(`${signal} lets an in-flight request finish, then closes the database and exits 0`, async (t) => {
       const databaseUrl = `sqlite:${join(tempDir(t), 'drain.db')}`;
