@@ -69,16 +69,17 @@ function sqliteFailure(detail: Detail, file: string): string | undefined {
   if (typeof detail.syscall === 'string' && typeof detail.path === 'string') {
     return `cannot create the data folder ${detail.path} for ${file} (${code}: ${detail.syscall} failed); create it writable for this user, ${change}`;
   }
-  if (code === 'SQLITE_CANTOPEN') {
-    return `cannot open ${file} (SQLITE_CANTOPEN): it must be a file, in a folder that exists and that this user can write; fix that, ${change}`;
+  // Extended codes (SQLITE_READONLY_DIRECTORY, SQLITE_CANTOPEN_ISDIR, …) say the same more precisely.
+  if (code.startsWith('SQLITE_CANTOPEN')) {
+    return `cannot open ${file} (${code}): it must be a file, in a folder that exists and that this user can write; fix that, ${change}`;
   }
-  if (code === 'SQLITE_READONLY' || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
+  if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
     return `${file} or its folder is read-only for this user (${code}); make both writable, ${change}`;
   }
   if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
     return `${file} is not a readable SQLite database (${code}); restore it from a backup, ${change}`;
   }
-  if (code.startsWith('SQLITE_')) return `SQLite failed on ${file} (${code}: ${detail.message})`;
+  if (code.startsWith('SQLITE_')) return `SQLite failed on ${file} (${code}: ${detail.message}); fix that, ${change}`;
   return undefined;
 }
 

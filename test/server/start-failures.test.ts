@@ -77,6 +77,18 @@ describe('a data folder that cannot be used', () => {
     assert.ok(!existsSync(join(dir, 'p.db')));
   });
 
+  test('a database this user may write in a folder it may not: one line naming DATABASE_URL', { skip: as.reason }, async (t) => {
+    const dir = tempDir(t);
+    const file = join(dir, 'p.db');
+    assert.equal((await runCli(['migrate'], { DATABASE_URL: `sqlite:${file}` })).code, 0);
+    chmodSync(file, 0o666);
+    chmodSync(dir, 0o755);
+    const wrapper = as.reason === undefined ? as.wrapper : [];
+    if (wrapper.length === 0) chmodSync(dir, 0o555);
+    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `sqlite:${file}` }, wrapper);
+    assert.match(onlyLine(result), /^plantstore: cannot use the database: .*p\.db or its folder is read-only for this user \(SQLITE_READONLY\w*\).*DATABASE_URL/);
+  });
+
   test('a missing folder that this user may not create: one line naming DATABASE_URL', { skip: as.reason }, async (t) => {
     const dir = tempDir(t);
     chmodSync(dir, 0o755);
