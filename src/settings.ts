@@ -5,6 +5,7 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { parseDuration } from './util/duration.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -116,8 +117,13 @@ function redisUrl(raw: string): string {
 
 function databaseUrl(raw: string): string {
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
-  if (/^postgres(ql)?:\/\//.test(raw)) return raw;
-  throw new Error('must be sqlite:<path> or postgres://…');
+  if (!/^postgres(ql)?:\/\//.test(raw)) throw new Error('must be sqlite:<path> or postgres://…');
+  try {
+    parsePostgresUrl(raw); // as the pool will, so that a malformed URL stops the start here
+  } catch {
+    throw new Error('is not a well-formed postgres:// URL (a user name or password with / @ : or % must be percent-encoded)');
+  }
+  return raw;
 }
 
 /** Why `text` is not an origin (scheme, host and optional port, nothing more), or undefined if it is one. */
@@ -201,11 +207,22 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
 ];
 
 const SECRET_SETTINGS: ReadonlySet<keyof Settings> = new Set(['jwtSecret']);
+/** Settings whose value may carry a password. */
+const CREDENTIAL_SETTINGS: ReadonlySet<keyof Settings> = new Set(['databaseUrl', 'redisUrl']);
 
-/** A setting's value as an error line may show it: secrets hidden, URL passwords masked. */
-function shown(key: keyof Settings, raw: string): string {
-  if (SECRET_SETTINGS.has(key)) return '<hidden>';
-  return JSON.stringify(raw.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1***@'));
+/**
+ * A setting's value as an error line may show it: secrets and whatever came from a secrets
+ * file hidden; a URL that may carry a password shown only when it parses with a host, and
+ * then with the password masked.
+ */
+function shown(key: keyof Settings, raw: string, fromSecretsFile: boolean): string {
+  if (SECRET_SETTINGS.has(key) || fromSecretsFile) return '<hidden>';
+  if (!CREDENTIAL_SETTINGS.has(key) || raw.startsWith('sqlite:')) return JSON.stringify(raw);
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]/i.test(raw) || !URL.canParse(raw)) return '<hidden: not a URL>';
+  const url = new URL(raw);
+  if (url.password !== '') url.password = '***';
+  if (url.searchParams.has('password')) url.searchParams.set('password', '***');
+  return JSON.stringify(url.href);
 }
 
 /**
@@ -252,7 +269,7 @@ export function loadSettings(
     try {
       result[spec.key] = raw === undefined ? undefined : spec.parse(raw);
     } catch (error) {
-      throw new SettingError(`${source}=${shown(spec.key, raw ?? '')} ${(error as Error).message}`);
+      throw new SettingError(`${source}=${shown(spec.key, raw ?? '', fromEnvFile !== undefined && fromFlag === undefined)} ${(error as Error).message}`);
     }
   }
   const settings = result as unknown as Settings;

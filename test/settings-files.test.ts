@@ -57,9 +57,26 @@ describe('settings from <NAME>_FILE', () => {
     assert.throws(() => loadSettings({ JWT_SECRET_FILE: join(dir, 'jwt') }), /JWT_SECRET must be at least 32 bytes/);
     assert.throws(() => loadSettings({ DATABASE_URL_FILE: join(dir, 'db') }), (error: unknown) => {
       assert.ok(error instanceof SettingError);
-      assert.match(error.message, /^DATABASE_URL_FILE's file="mysql:\/\/user:\*\*\*@db\/plants" must be sqlite:<path> or postgres/);
+      assert.equal(error.message, "DATABASE_URL_FILE's file=<hidden> must be sqlite:<path> or postgres://…");
       return true;
     });
+  });
+
+  test('a URL that may carry a password is shown with it masked, or not at all when it does not parse', () => {
+    const message = (env: Record<string, string>) => {
+      try {
+        loadSettings(env);
+      } catch (error) {
+        assert.ok(error instanceof SettingError);
+        assert.doesNotMatch(error.message, /hunter2/);
+        return error.message;
+      }
+      assert.fail('the setting was accepted');
+    };
+    assert.equal(message({ DATABASE_URL: 'mysql://user:hunter2@db/plants' }), 'DATABASE_URL="mysql://user:***@db/plants" must be sqlite:<path> or postgres://…');
+    assert.match(message({ DATABASE_URL: 'mysql://db/plants?password=hunter2' }), /^DATABASE_URL="mysql:\/\/db\/plants\?password=\*\*\*"/);
+    assert.equal(message({ REDIS_URL: 'redis:/user:hunter2@cache' }), 'REDIS_URL=<hidden: not a URL> must be redis://host:port or rediss://…');
+    assert.match(message({ DATABASE_URL: 'postgres://user:hun/ter2@db:5432/plants' }), /^DATABASE_URL=<hidden: not a URL> is not a well-formed postgres:\/\/ URL/);
   });
 
   test('settings without a secret have no _FILE variant; a flag still wins over the file', (t) => {

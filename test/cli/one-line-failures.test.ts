@@ -91,6 +91,13 @@ describe('any CLI failure is one line', () => {
     assert.match(line, /^plantstore: cannot use the database: PostgreSQL at 127\.0\.0\.1:1 is unreachable/);
   });
 
+  test('a PostgreSQL URL that does not parse is a bad setting at once, its password not shown', async () => {
+    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: 'postgres://app:hun/ter2@127.0.0.1:1/plants' });
+    assert.equal(result.code, 2);
+    assert.match(oneLine(result), /^plantstore: bad setting: DATABASE_URL=<hidden: not a URL> is not a well-formed postgres:\/\/ URL/);
+    assert.doesNotMatch(result.stdout + result.stderr, /ter2/);
+  });
+
   test('an unknown flag and a missing argument end in a hint', async () => {
     assert.match(oneLine(await runCli(['token', 'create', '--usr', 'bob'])), /^plantstore: .*; see plantstore token create --help$/);
     assert.match(oneLine(await runCli(['token', 'revoke'])), /^plantstore: .*token-id.*; see plantstore token revoke --help$/);
