@@ -19,7 +19,24 @@ const LIST_PARAMETERS = new Set(['limit', 'after', 'tag', 'fields']);
 const ITEM_PARAMETERS = new Set(['fields']);
 const NO_PARAMETERS = new Set<string>();
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * URLSearchParams turns %-escapes that are not UTF-8 into U+FFFD, which is a character a tag
+ * may hold: such a query is refused, as a body that is not UTF-8 is.
+ */
+function checkUtf8Escapes(query: string): void {
+  if (!/%[89a-f]/i.test(query)) return;
+  const bytes = Buffer.from(query.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  try {
+    STRICT_UTF8.decode(bytes);
+  } catch {
+    throw errors.badRequest('The query string must be UTF-8 once its %-escapes are decoded.');
+  }
+}
+
 function parameters(query: string, known: ReadonlySet<string>): Map<string, string> {
+  checkUtf8Escapes(query);
   const values = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(query)) {
     if (!known.has(name)) {

@@ -56,6 +56,13 @@ for (const kind of storeKinds()) {
       assert.deepEqual(JSON.parse(text), [{ name: 'Rose', tag: 'rosé 🌹' }]);
     });
 
+    test('tag: escapes that are not UTF-8 → 400 Error, never a match for U+FFFD', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await create(user, JSON.stringify({ id: 1, name: 'Odd', tag: '\uFFFD' }));
+      for (const tag of ['%FF', 'a%C3', '%C3%28', '%ED%A0%80']) await assertError(await user.request(`/plants?tag=${tag}`), 400, `tag=${tag}`);
+      assert.equal((await getText(user, '/plants?tag=%EF%BF%BD')).text, '[{"name":"Odd","tag":"\uFFFD"}]', 'U+FFFD written in UTF-8');
+    });
+
     test('tag: another owner’s plants with that tag never appear', async (t) => {
       const server = await startTestServer(t, kind);
       const [alice, bob] = [await server.user(), await server.user()];

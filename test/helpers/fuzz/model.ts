@@ -71,8 +71,19 @@ function parseFields(raw: string): ListQuery['fields'] | undefined {
   return { id: names.includes('id'), name: names.includes('name'), tag: names.includes('tag') };
 }
 
+/** True when every %-escape of the query decodes to UTF-8 (a `%` not followed by two hex digits is itself). */
+function utf8Escapes(query: string): boolean {
+  try {
+    decodeURIComponent(query.replace(/%(?![0-9a-f]{2})/gi, '%25'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The query as the contract reads it; undefined for a 400. */
 function parseQuery(query: string | undefined, allowed: readonly string[]): ListQuery | undefined {
+  if (!utf8Escapes(query ?? '')) return undefined;
   const result: ListQuery = { fields: { id: false, name: true, tag: true } };
   const seen = new Set<string>();
   for (const [name, value] of new URLSearchParams(query ?? '')) {
