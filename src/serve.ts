@@ -150,7 +150,8 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
     startedAt.delete(worker);
     listened.delete(worker);
     if (stopping) {
-      if (code !== 0 && startFailure === undefined) exitCode = 1;
+      // A worker still starting had nothing in flight: the signal ending its start is no failure.
+      if (code !== 0 && everListened && startFailure === undefined) exitCode = 1;
       if (living().length === 0) finish();
       return;
     }

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -92,7 +93,25 @@ async function getOnNewConnection(url: string): Promise<number> {
   });
 }
 
+/** The supervisor's worker processes now. */
+function workerPids(instance: ServerProcess): Set<number> {
+  const children = readFileSync(`/proc/${instance.child.pid}/task/${instance.child.pid}/children`, 'utf8');
+  return new Set(children.split(' ').filter((pid) => pid !== '').map(Number));
+}
+
 describe('serve --workers 2 and signals', () => {
+  test('SIGTERM while a replacement worker is still starting: every worker stops, exit status 0', async (t) => {
+    const { instance } = await startCluster(t, 'sqlite');
+    const before = workerPids(instance);
+    const [victim] = listeningPids(instance);
+    process.kill(victim as number, 'SIGKILL');
+    await until(() => [...workerPids(instance)].some((pid) => !before.has(pid)), 'a replacement worker', 5_000);
+    instance.child.kill('SIGTERM');
+    const [code, signalled] = await instance.exited;
+    assert.deepEqual([code, signalled], [0, null]);
+    assert.equal(listeningPids(instance).size, 2, 'the replacement was stopped before it listened');
+  });
+
   test('SIGINT to the supervisor drains every worker and exits 0', async (t) => {
     const { instance, token } = await startCluster(t, 'sqlite');
     await drainsInFlight(instance, token, () => instance.child.kill('SIGINT'));
