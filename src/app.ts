@@ -102,10 +102,10 @@ export function buildApp(parts: AppParts): RequestListener {
 
   function fail(ctx: RequestContext, error: unknown): void {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) {
-      const level = apiError.status === 500 ? 'error' : 'warn';
-      logger[level]({ reqId: ctx.requestId, err: error }, 'request failed');
-    }
+    if (apiError.status === 500) logger.error({ reqId: ctx.requestId, err: error }, 'request failed');
+    // A 503 is an answer chosen on purpose (a store or identity provider that does not answer):
+    // its reason is enough, and a stack per request would flood the log during an outage.
+    else if (apiError.status > 500) logger.warn({ reqId: ctx.requestId, reason: error instanceof Error ? error.message : String(error) }, 'request failed');
     if (ctx.res.headersSent) {
       ctx.res.destroy(); // already answered: a second response cannot follow
       return;

@@ -41,6 +41,22 @@ describe('the identity provider is unreachable', { concurrency: true }, () => {
     assert.equal((await call(server.url, cachedToken, '/plants')).status, 200);
   });
 
+  test('a request refused with 503 while the provider is down is logged as one line with the reason, no stack', async (t) => {
+    const key = await signingKey('ES256');
+    const jwks = await startJwksServer(t, [key]);
+    await jwks.stop();
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => done(void lines.push(chunk.toString())) }));
+    const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url }, logger);
+    assert.equal((await call(server.url, await mint(key), '/plants')).status, 503);
+    const failed = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.msg === 'request failed');
+    assert.ok(failed !== undefined, 'the refusal is logged');
+    assert.equal(failed.level, 40);
+    assert.match(String(failed.reason), /identity provider/);
+    assert.equal(failed.err, undefined, 'no error object, so no stack');
+    assert.doesNotMatch(lines.join(''), /\n\s+at /, 'no stack frame anywhere');
+  });
+
   test('the first token gets 503 when the key set was never fetched, and the log says why without the token', async (t) => {
     const key = await signingKey('ES256');
     const jwks = await startJwksServer(t, [key]);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import { pino } from 'pino';
+import type { Logger } from '../../src/logger.js';
 import { issueToken } from '../../src/auth/api-tokens.js';
 import { loadSettings, type Settings } from '../../src/settings.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -60,14 +61,14 @@ export function tempDir(t: TestContext): string {
   return dir;
 }
 
-export async function startTestServer(t: TestContext, kind: StoreKind = 'sqlite', overrides: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(t: TestContext, kind: StoreKind = 'sqlite', overrides: Record<string, string> = {}, logger: Logger = pino({ level: 'silent' })): Promise<TestServer> {
   const dir = kind === 'postgres' ? undefined : mkdtempSync(join(tmpdir(), 'plantstore-test-'));
   const databaseUrl = dir === undefined ? (process.env.TEST_DATABASE_URL as string) : `sqlite:${join(dir, 'plantstore.db')}`;
   const settings = loadSettings({}, { port: '0', databaseUrl, bootstrapToken: 'false', logLevel: 'silent', ...overrides });
   const removeDir = () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   };
-  const running = await startServer(settings, { logger: pino({ level: 'silent' }) }).catch((error: unknown) => {
+  const running = await startServer(settings, { logger }).catch((error: unknown) => {
     removeDir();
     throw error;
   });
