@@ -6,7 +6,7 @@
  * so once. Without REDIS_URL each process counts on its own.
  */
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../logger.js';
 import type { RateLimit } from '../settings.js';
 
@@ -46,18 +46,25 @@ function decisionOf(result: RateLimiterRes, allowed: boolean): RateDecision {
   return { allowed, remaining: Math.max(0, result.remainingPoints), resetSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)) };
 }
 
-/** The per-process counter Redis falls back to; tells `onUse` whenever it counts. */
+/**
+ * The per-process counter Redis falls back to. rate-limiter-flexible calls `consume` when a
+ * Redis command failed, which `onFailover` hears; `consumeHere` counts while Redis is skipped.
+ */
 class FallbackCounter extends RateLimiterMemory {
   constructor(
     options: ConstructorParameters<typeof RateLimiterMemory>[0],
-    private readonly onUse: () => void,
+    private readonly onFailover: () => void,
   ) {
     super(options);
   }
 
   override consume(...args: Parameters<RateLimiterMemory['consume']>): Promise<RateLimiterRes> {
-    this.onUse();
+    this.onFailover();
     return super.consume(...args);
+  }
+
+  consumeHere(owner: string): Promise<RateLimiterRes> {
+    return super.consume(owner);
   }
 }
 
@@ -69,8 +76,8 @@ export interface RateLimiterOptions {
 }
 
 interface Counter {
-  /** The limiter to count this request with. */
-  pick(): RateLimiterAbstract;
+  /** Counts one request of `owner`; rejects with a RateLimiterRes past the limit. */
+  consume(owner: string): Promise<RateLimiterRes>;
   started: Promise<void>;
   close(): Promise<void>;
 }
@@ -98,13 +105,19 @@ function redisCounter(url: string, counting: { points: number; duration: number;
     state = 'local';
     logger.warn({ reason }, 'Redis does not answer: RATE_LIMIT is counted per process until it is back');
   };
-  redis.on('error', (error: Error) => goLocal(error.message, true));
-  redis.on('ready', () => {
+  // Heard on a reconnect, and on an answer over a connection that had only gone silent.
+  const answered = () => {
     if (state === 'local') logger.info('Redis answers again: RATE_LIMIT is counted in Redis');
     state = 'redis';
     skipRedisUntil = 0;
+  };
+  redis.on('error', (error: Error) => goLocal(error.message, true));
+  redis.on('ready', answered);
+  let failovers = 0;
+  const fallback = new FallbackCounter(counting, () => {
+    failovers++;
+    goLocal('a command failed or timed out', false);
   });
-  const fallback = new FallbackCounter(counting, () => goLocal('a command failed or timed out', false));
   const inRedis = new RateLimiterRedis({ ...counting, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: fallback });
   const started = new Promise<void>((resolve) => {
     const done = () => {
@@ -118,7 +131,15 @@ function redisCounter(url: string, counting: { points: number; duration: number;
     redis.on('error', done);
   });
   return {
-    pick: () => (Date.now() < skipRedisUntil ? fallback : inRedis),
+    async consume(owner) {
+      if (Date.now() < skipRedisUntil) return fallback.consumeHere(owner);
+      const before = failovers;
+      try {
+        return await inRedis.consume(owner);
+      } finally {
+        if (failovers === before) answered(); // a result or a refusal, from Redis itself
+      }
+    },
     started,
     close: async () => {
       redis.disconnect();
@@ -133,7 +154,7 @@ export function createRateLimiter(options: RateLimiterOptions): OwnerRateLimiter
   let counter: Counter;
   if (options.redisUrl === undefined) {
     const local = new RateLimiterMemory(counting);
-    counter = { pick: () => local, started: Promise.resolve(), close: async () => undefined };
+    counter = { consume: (owner) => local.consume(owner), started: Promise.resolve(), close: async () => undefined };
   } else {
     counter = redisCounter(options.redisUrl, counting, options.logger);
   }
@@ -142,7 +163,7 @@ export function createRateLimiter(options: RateLimiterOptions): OwnerRateLimiter
     started: counter.started,
     async consume(owner) {
       try {
-        return decisionOf(await counter.pick().consume(owner), true);
+        return decisionOf(await counter.consume(owner), true);
       } catch (error) {
         if (error instanceof RateLimiterRes) return decisionOf(error, false);
         throw error;

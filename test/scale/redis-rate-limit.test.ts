@@ -161,6 +161,30 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     assert.equal(warnings(instance, FALLBACK_WARNING), 1);
   });
 
+  test('a Redis that was silent and answers again on the same connection counts again, and a second silence warns again', async (t) => {
+    const { proxy, instance, token } = await serverThroughProxy(t, '100/1h');
+    const get = async () => {
+      const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
+      await response.arrayBuffer();
+      return response;
+    };
+    assert.equal(remaining(await get()), 99, 'counted in Redis');
+    const silence = async (outage: number) => {
+      proxy.setMode('blackhole');
+      for (let i = 0; i < 3; i++) assert.equal((await get()).status, 200, 'served while Redis is silent');
+      await until(() => warnings(instance, FALLBACK_WARNING) === outage, `the warning of outage ${outage}`);
+    };
+    await silence(1);
+    proxy.resume();
+    // Requests keep coming, as in production: Redis is tried again after a short while.
+    await until(() => {
+      void get();
+      return warnings(instance, BACK) === 1;
+    }, 'the line saying Redis answers again');
+    await silence(2);
+    assert.equal(warnings(instance, BACK), 1);
+  });
+
   test('a Redis gone silent slows no more than a request now and then', async (t) => {
     const { proxy, instance, token } = await serverThroughProxy(t, '100/1h');
     const get = async () => {

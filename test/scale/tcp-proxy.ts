@@ -13,6 +13,11 @@ export type ProxyMode = 'open' | 'refuse' | 'blackhole';
 export interface TcpProxy {
   port: number;
   setMode(mode: ProxyMode): void;
+  /**
+   * From blackhole back to open over the same connections, as a paused server (SIGSTOP, then
+   * SIGCONT) comes back: the bytes that waited are delivered, and nobody reconnects.
+   */
+  resume(): void;
   /** Connections cut so far in refuse mode. */
   readonly refused: number;
 }
@@ -54,6 +59,18 @@ export async function startTcpProxy(t: TestContext, target: { host: string; port
     port: (server.address() as AddressInfo).port,
     get refused() {
       return refused;
+    },
+    resume() {
+      mode = 'open';
+      for (const pair of [...pairs]) {
+        const [client, upstream] = pair;
+        if (upstream === undefined) {
+          client.destroy(); // accepted during the silence, never connected on
+          pairs.delete(pair);
+        } else {
+          client.pipe(upstream).pipe(client);
+        }
+      }
     },
     setMode(next) {
       const previous = mode;
