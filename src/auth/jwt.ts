@@ -78,15 +78,22 @@ export class JwtVerifier implements CredentialVerifier {
   }
 }
 
-/** The owner claim's value as a user name (NFC); a missing, non-string or unreadable one makes the token invalid. */
+/**
+ * The owner claim's value as a user name; a missing, non-string or unreadable one makes the
+ * token invalid, and so does one not written in NFC: the provider tells two identities apart
+ * by their exact text, so two spellings of one name must not become one owner.
+ */
 function ownerOf(payload: JWTPayload, claim: string): string {
   const owner = Object.hasOwn(payload, claim) ? payload[claim] : undefined;
   if (typeof owner !== 'string') throw errors.invalidToken();
+  let name: string;
   try {
-    return normalizeUserName(owner);
+    name = normalizeUserName(owner);
   } catch {
     throw errors.invalidToken();
   }
+  if (name !== owner) throw errors.invalidToken();
+  return name;
 }
 
 /** Scopes from the space-separated `scope` claim and from `scp` (a string, or an array as Entra and Okta send). */

@@ -1,4 +1,4 @@
-/** A JWT's owner claim is a user name like any other: NFC, and refused when it hides characters. */
+/** A JWT's owner claim is a user name like any other, written in NFC, and refused when it hides characters. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SignJWT, type JWTPayload } from 'jose';
@@ -12,15 +12,17 @@ function hs256(claims: JWTPayload): Promise<string> {
 }
 
 describe('JWT owner claims as user names', () => {
-  test('a decomposed owner (e + U+0301) is the same owner as the API-token user with the composed é', async (t) => {
+  test('a composed owner (é) is the API-token user of that name; a decomposed one (e + U+0301) → 401, never that user', async (t) => {
     const server = await startTestServer(t, 'sqlite', { jwtSecret: SECRET });
     const base = uniqueName('jos');
     const user = await server.user({ name: `${base}\u00e9` });
     assert.equal((await user.request('/plants', { method: 'POST', json: { id: 1, name: 'Fern' } })).status, 200);
-    const jwt = await hs256(userClaims({ sub: `${base}e\u0301` }));
-    const listed = await call(server.url, jwt, '/plants');
-    assert.equal(listed.status, 200);
-    assert.deepEqual(await listed.json(), [{ name: 'Fern' }]);
+    const composed = await call(server.url, await hs256(userClaims({ sub: `${base}\u00e9` })), '/plants');
+    assert.equal(composed.status, 200);
+    assert.deepEqual(await composed.json(), [{ name: 'Fern' }]);
+    const decomposed = await call(server.url, await hs256(userClaims({ sub: `${base}e\u0301` })), '/plants');
+    assert.equal(decomposed.status, 401);
+    assert.equal(decomposed.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="invalid_token"');
   });
 
   for (const [what, sub] of [
