@@ -57,17 +57,27 @@ export async function importPlants(client: PlantStoreClient, items: AsyncIterabl
     batch = [];
     ids = new Set();
   };
-  for await (const item of items) {
-    if ('refused' in item) {
-      summary.refused.push({ line: item.line, reason: item.refused });
-      progress();
-      continue;
+  let lastLine = 0;
+  try {
+    for await (const item of items) {
+      lastLine = item.line;
+      if ('refused' in item) {
+        summary.refused.push({ line: item.line, reason: item.refused });
+        progress();
+        continue;
+      }
+      // A repeated id waits for the next batch, where the lookup sees the first one.
+      if (ids.has(item.plant.id)) await flush();
+      batch.push(item);
+      ids.add(item.plant.id);
+      if (batch.length >= batchSize) await flush();
     }
-    // A repeated id waits for the next batch, where the lookup sees the first one.
-    if (ids.has(item.plant.id)) await flush();
-    batch.push(item);
-    ids.add(item.plant.id);
-    if (batch.length >= batchSize) await flush();
+  } catch (error) {
+    // The input itself failed (bytes that are not UTF-8) after lines were read: those are
+    // imported, and the summary says where it stopped, as for a refusal of the whole import.
+    if (error instanceof ImportStoppedError || lastLine === 0) throw error;
+    if (batch.length > 0) await flush();
+    throw new ImportStoppedError(summary, lastLine + 1, error);
   }
   if (batch.length > 0) await flush();
   summary.conflicts.sort((a, b) => a.line - b.line);

@@ -51,9 +51,9 @@ export async function runImport(client: PlantStoreClient, items: AsyncIterable<I
     clearProgress();
     if (!(error instanceof ImportStoppedError)) throw error;
     process.stdout.write(summaryText(error.summary));
-    const { line } = describeFailure(error.cause, options.url);
+    const { line, exitCode } = describeFailure(error.cause, options.url);
     process.stderr.write(`plantstore: the import stopped at line ${error.line} (a re-run is safe): ${line}\n`);
-    return EXIT_REFUSED;
+    return exitCode;
   }
   clearProgress();
   process.stdout.write(summaryText(summary));

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { pipeCli, runCliWithInput } from '../helpers/cli-pipe.js';
 import { CLI, runCli } from '../helpers/process.js';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { authorizedFetch, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 async function userEnv(server: TestServer): Promise<Record<string, string>> {
   const user = await server.user();
@@ -135,6 +135,23 @@ describe('plantstore plants import', () => {
     const binary = await runCliWithInput(['plants', 'import', '-', '--format', 'csv'], env, Buffer.from([0x69, 0x64, 0x2c, 0xff, 0x0a]));
     assert.equal(binary.code, 2);
     assert.equal(binary.stderr, 'plantstore: the input is not valid UTF-8\n');
+  });
+});
+
+describe('plantstore plants import: input that turns bad after lines were imported', () => {
+  test('the lines before are imported, and the summary says where it stopped; exit 2', async (t) => {
+    const server = await startTestServer(t);
+    const env = await userEnv(server);
+    const rows = Array.from({ length: 4000 }, (_, i) => `${i + 1},plant number ${i + 1} with a longish name,green`);
+    const input = Buffer.concat([Buffer.from(`id,name,tag\n${rows.join('\n')}\n`), Buffer.from([0xff, 0x0a])]);
+    const result = await runCliWithInput(['plants', 'import', '-', '--format', 'csv'], env, input);
+    assert.equal(result.code, 2);
+    const created = Number(/^imported: (\d+) created, 0 unchanged, 0 conflicts, 0 refused lines\n$/.exec(result.stdout)?.[1]);
+    assert.ok(created > 0, result.stdout);
+    const stoppedAt = Number(/^plantstore: the import stopped at line (\d+) \(a re-run is safe\): the input is not valid UTF-8\n$/.exec(result.stderr)?.[1]);
+    assert.equal(stoppedAt, created + 2, 'the header and the imported lines come before it');
+    const listed = (await (await authorizedFetch(`${server.url}/plants?fields=id`, env.PLANTSTORE_TOKEN as string)).json()) as unknown[];
+    assert.equal(listed.length, created, 'every plant the summary counts is stored, and no other');
   });
 });
 
