@@ -3,7 +3,8 @@
 /** The pause before retry number `attempt` (0 for the first retry), in milliseconds. */
 export function retryDelayMs(retryAfter: string | null, attempt: number, nowMs: number = Date.now()): number {
   const value = retryAfter?.trim() ?? '';
-  if (/^[0-9]+$/.test(value)) return Number(value) * 1000;
+  // RFC 9110 gives whole seconds; a fraction from a lenient proxy is read as seconds too, not as a date.
+  if (/^[0-9]+(\.[0-9]+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
   const date = value === '' ? NaN : Date.parse(value);
   if (!Number.isNaN(date)) return Math.max(0, date - nowMs);
   return 250 * 2 ** attempt;

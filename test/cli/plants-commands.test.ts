@@ -99,6 +99,7 @@ describe('plantstore plants: server, token and usage', () => {
 
   test('a server that does not answer exits 1 with one line naming it', async () => {
     failed(await runCli(['plants', 'list', '--url', 'http://127.0.0.1:1023', '--token', 'pst_x']), 1, /^plantstore: cannot reach http:\/\/127\.0\.0\.1:1023: ECONNREFUSED\n$/);
+    failed(await runCli(['plants', 'list', '--url', 'http://u:secretpw@127.0.0.1:1023/', '--token', 'pst_x']), 1, /^plantstore: cannot reach http:\/\/u:\*\*\*@127\.0\.0\.1:1023\/: ECONNREFUSED\n$/);
   });
 
   const usage: [string, string[], RegExp][] = [

@@ -28,5 +28,6 @@ describe('retryDelayMs', () => {
     assert.equal(retryDelayMs('Wed, 21 Oct 2015 07:28:00 GMT', 0, Date.parse('Wed, 21 Oct 2015 08:00:00 GMT')), 0);
     assert.equal(retryDelayMs(null, 0), 250);
     assert.equal(retryDelayMs('soon', 2), 1000);
+    assert.equal(retryDelayMs('1.5', 0), 1500, 'a fraction is seconds, not a date');
   });
 });
