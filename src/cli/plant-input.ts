@@ -5,6 +5,7 @@
  */
 import type { NewPlant } from '../client/index.js';
 import { parseInt64 } from '../plants/int64.js';
+import { notAnIntegerId } from '../plants/plant.js';
 import { JsonNumber, JsonSyntaxError, parseJson } from '../util/strict-json.js';
 import { UsageError } from './usage.js';
 import { CsvParser, type CsvRecord } from './csv.js';
@@ -86,7 +87,8 @@ function jsonLineItem(raw: string, line: number): InputItem | undefined {
   const id = value.get('id');
   const name = value.get('name');
   const tag = value.get('tag');
-  if (!(id instanceof JsonNumber) || !id.isIntegerLiteral) return { line, refused: '"id" must be an integer written without fraction or exponent.' };
+  if (id === undefined) return { line, refused: '"id" is required.' };
+  if (!(id instanceof JsonNumber) || !id.isIntegerLiteral) return { line, refused: notAnIntegerId(id) };
   const plantId = parseInt64(id.text);
   if (plantId === undefined) return { line, refused: '"id" must fit in a signed 64-bit integer.' };
   if (typeof name !== 'string') return { line, refused: '"name" must be a string.' };

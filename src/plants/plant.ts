@@ -43,11 +43,19 @@ function checkText(field: string, value: JsonValue | undefined, maxLength: numbe
   return value;
 }
 
+/**
+ * Why an `id` member that is not an integer literal is refused, for the client. Ids in quotes
+ * are a common way to keep big integers exact elsewhere, so that case says more.
+ */
+export function notAnIntegerId(value: JsonValue): string {
+  if (value instanceof JsonNumber) return '"id" must be an integer written without fraction or exponent.';
+  if (typeof value === 'string') return '"id" must be a JSON number, not a string: write the integer without quotes (every int64 is kept exactly).';
+  return '"id" must be a JSON integer.';
+}
+
 function checkId(value: JsonValue | undefined): bigint {
   if (value === undefined) throw new PlantValidationError('"id" is required.');
-  if (!(value instanceof JsonNumber) || !value.isIntegerLiteral) {
-    throw new PlantValidationError('"id" must be an integer written without fraction or exponent.');
-  }
+  if (!(value instanceof JsonNumber) || !value.isIntegerLiteral) throw new PlantValidationError(notAnIntegerId(value));
   // No int64 is longer than 20 characters ("-9223372036854775808"), and JSON allows no leading
   // zeros: a longer literal is out of range without paying for a huge BigInt.
   const id = value.text.length > 20 ? undefined : BigInt(value.text);

@@ -124,6 +124,10 @@ for (const kind of storeKinds()) {
       ];
       for (const body of bodies) await assertBadRequest(await post(user, body));
       assert.deepEqual(await listed(user), []);
+      const quoted = (await (await post(user, '{"id":"9007199254740993","name":"Fern"}')).json()) as { message: string };
+      assert.equal(quoted.message, '"id" must be a JSON number, not a string: write the integer without quotes (every int64 is kept exactly).');
+      const nothing = (await (await post(user, '{"id":null,"name":"Fern"}')).json()) as { message: string };
+      assert.equal(nothing.message, '"id" must be a JSON integer.');
     });
 
     test('id: 1.0, 1e3, 1E3 are not integer literals → 400', async (t) => {
