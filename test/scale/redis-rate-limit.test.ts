@@ -39,7 +39,7 @@ function serverEnv(databaseUrl: string, rateLimit: string, redis: string): Recor
   return { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false', RATE_LIMIT: rateLimit, REDIS_URL: redis, REDIS_KEY_PREFIX: `plantstore-test:${uniqueName('rl')}` };
 }
 
-/** A plantstore process whose Redis is reached through a TCP proxy the test can close. */
+/** A plantstore process whose Redis is reached through a TCP proxy the test can close, and a GET of one page there. */
 async function serverThroughProxy(t: TestContext, rateLimit: string) {
   const target = new URL(redisUrl as string);
   const proxy = await startTcpProxy(t, { host: target.hostname, port: Number(target.port || '6379') });
@@ -48,7 +48,12 @@ async function serverThroughProxy(t: TestContext, rateLimit: string) {
   throughProxy.port = String(proxy.port);
   const { databaseUrl, token } = await databaseWithToken(t);
   const instance = await startServerProcess(t, serverEnv(databaseUrl, rateLimit, throughProxy.toString()));
-  return { proxy, instance, token };
+  const get = async () => {
+    const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
+    await response.arrayBuffer();
+    return response;
+  };
+  return { proxy, instance, get };
 }
 
 /** Requests left, from the RateLimit header. */
@@ -140,12 +145,7 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
   });
 
   test('when Redis goes away mid-run the service keeps serving, and counts in Redis again once it is back', async (t) => {
-    const { proxy, instance, token } = await serverThroughProxy(t, '10/1h');
-    const get = async () => {
-      const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
-      await response.arrayBuffer();
-      return response;
-    };
+    const { proxy, instance, get } = await serverThroughProxy(t, '10/1h');
     const before = [];
     for (let i = 0; i < 4; i++) before.push(remaining(await get()));
     assert.deepEqual(before, [9, 8, 7, 6], 'counted in Redis');
@@ -162,12 +162,7 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
   });
 
   test('a Redis that was silent and answers again on the same connection counts again, and a second silence warns again', async (t) => {
-    const { proxy, instance, token } = await serverThroughProxy(t, '100/1h');
-    const get = async () => {
-      const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
-      await response.arrayBuffer();
-      return response;
-    };
+    const { proxy, instance, get } = await serverThroughProxy(t, '100/1h');
     assert.equal(remaining(await get()), 99, 'counted in Redis');
     const silence = async (outage: number) => {
       proxy.setMode('blackhole');
@@ -186,17 +181,12 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
   });
 
   test('a Redis gone silent slows no more than a request now and then', async (t) => {
-    const { proxy, instance, token } = await serverThroughProxy(t, '100/1h');
-    const get = async () => {
-      const response = await authorizedFetch(`${instance.url}/plants?limit=1`, token);
-      await response.arrayBuffer();
-      return response.status;
-    };
-    assert.equal(await get(), 200);
+    const { proxy, instance, get } = await serverThroughProxy(t, '100/1h');
+    assert.equal((await get()).status, 200);
     proxy.setMode('blackhole'); // Redis's connection stays open, and nothing comes back
     const started = performance.now();
     const statuses = [];
-    for (let i = 0; i < 10; i++) statuses.push(await get());
+    for (let i = 0; i < 10; i++) statuses.push((await get()).status);
     const ms = performance.now() - started;
     assert.deepEqual(statuses, Array<number>(10).fill(200));
     assert.ok(ms < 1_500, `10 requests took ${Math.round(ms)} ms: each waited for Redis`);
