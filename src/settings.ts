@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { parseDuration } from './util/duration.js';
+import { maskedUrl } from './util/masked-url.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -218,11 +219,8 @@ const CREDENTIAL_SETTINGS: ReadonlySet<keyof Settings> = new Set(['databaseUrl',
 function shown(key: keyof Settings, raw: string, fromSecretsFile: boolean): string {
   if (SECRET_SETTINGS.has(key) || fromSecretsFile) return '<hidden>';
   if (!CREDENTIAL_SETTINGS.has(key) || raw.startsWith('sqlite:')) return JSON.stringify(raw);
-  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]/i.test(raw) || !URL.canParse(raw)) return '<hidden: not a URL>';
-  const url = new URL(raw);
-  if (url.password !== '') url.password = '***';
-  if (url.searchParams.has('password')) url.searchParams.set('password', '***');
-  return JSON.stringify(url.href);
+  const masked = /^[a-z][a-z0-9+.-]*:\/\/[^/]/i.test(raw) ? maskedUrl(raw) : undefined;
+  return masked === undefined ? '<hidden: not a URL>' : JSON.stringify(masked);
 }
 
 /**

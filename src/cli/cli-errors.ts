@@ -1,18 +1,10 @@
 /** How a `plants` command failure becomes one line on stderr and an exit code. */
 import { PlantStoreError, PlantStoreResponseError } from '../client/index.js';
+import { maskedUrl } from '../util/masked-url.js';
 import { USAGE_EXIT_CODE, UsageError } from './usage.js';
 
 /** The service refused something, or could not be reached. */
 export const EXIT_REFUSED = 1;
-
-/** `url` as a line may show it: a password in it masked. */
-function shownUrl(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  if (parsed.password === '') return url;
-  parsed.password = '***';
-  return parsed.href;
-}
 
 /** The one line to print, and the exit code, for anything a command throws; never a stack trace. */
 export function describeFailure(error: unknown, url: string): { line: string; exitCode: number } {
@@ -22,7 +14,7 @@ export function describeFailure(error: unknown, url: string): { line: string; ex
   // fetch fails with a TypeError whose cause names the network error (ECONNREFUSED, ENOTFOUND, …).
   if (error instanceof TypeError && error.cause instanceof Error) {
     const cause = error.cause as Error & { code?: unknown };
-    return { line: `cannot reach ${shownUrl(url)}: ${typeof cause.code === 'string' ? cause.code : cause.message}`, exitCode: EXIT_REFUSED };
+    return { line: `cannot reach ${maskedUrl(url) ?? url}: ${typeof cause.code === 'string' ? cause.code : cause.message}`, exitCode: EXIT_REFUSED };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { line: message.split('\n', 1)[0] ?? '', exitCode: EXIT_REFUSED };
