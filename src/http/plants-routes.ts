@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { READ, WRITE, type Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
-import { PlantValidationError, plantJson, toNewPlant, type PlantFields, type StoredPlant } from '../plants/plant.js';
+import { PlantValidationError, plantJson, plantsJson, toNewPlant, type StoredPlant } from '../plants/plant.js';
 import type { PlantPage, PlantStore, TokenCheck } from '../store/store.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { readJsonBody } from './body.js';
@@ -23,16 +23,9 @@ const STREAM_CHUNK = 250;
  */
 export const STALLED_READER_MS = 30_000;
 
-function plantsJson(plants: readonly StoredPlant[], fields: PlantFields): string {
-  let body = '';
-  for (let i = 0; i < plants.length; i++) body += (i === 0 ? '' : ',') + plantJson(plants[i] as StoredPlant, fields);
-  return body;
-}
-
 function sendPage(ctx: RequestContext, page: PlantPage, params: ListParams, limit: number): void {
-  const last = page.plants.at(-1);
-  const headers = page.hasMore && last !== undefined ? { link: nextLink(params, limit, last.id) } : undefined;
-  sendJson(ctx, 200, `[${plantsJson(page.plants, params.fields)}]`, headers);
+  const headers = page.nextAfter === undefined ? undefined : { link: nextLink(params, limit, page.nextAfter) };
+  sendJson(ctx, 200, `[${page.json}]`, headers);
 }
 
 /**

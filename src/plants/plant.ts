@@ -96,6 +96,13 @@ export function plantJson(stored: StoredPlant, fields: PlantFields = PLANT_FIELD
   return json === '' ? '{}' : `{${json.slice(1)}}`;
 }
 
+/** Plants as the members of a JSON array: their objects separated by commas, without the brackets. */
+export function plantsJson(plants: readonly StoredPlant[], fields: PlantFields): string {
+  let json = '';
+  for (let i = 0; i < plants.length; i++) json += (i === 0 ? '' : ',') + plantJson(plants[i] as StoredPlant, fields);
+  return json;
+}
+
 /** True when a create of `a` repeats the stored `b`: a safe retry rather than a conflict. */
 export function samePlant(a: StoredPlant, b: { name: string; tag: string | null }): boolean {
   return a.name === b.name && a.tag === b.tag;

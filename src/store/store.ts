@@ -4,7 +4,7 @@
  * Plant and token lookups return a value or a promise (MaybePromise): the SQLite store answers
  * reads at once and writes once their commit is on disk; PostgreSQL always with a promise.
  */
-import type { StoredPlant } from '../plants/plant.js';
+import type { PlantFields, StoredPlant } from '../plants/plant.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 
 export type Scope = 'plants:read' | 'plants:write';
@@ -46,10 +46,21 @@ export interface ListQuery {
   limit: number | undefined;
 }
 
-/** A page of plants read in one go, plus whether more follow. */
+/** A page: at most `limit` plants, each shown with `fields`. */
+export interface PageQuery extends ListQuery {
+  limit: number;
+  fields: PlantFields;
+}
+
+/**
+ * A page of plants read in one go, already as JSON: the store renders it, so that SQLite can
+ * do so itself (docs/performance.md, "Pages rendered by SQLite").
+ */
 export interface PlantPage {
-  readonly plants: readonly StoredPlant[];
-  readonly hasMore: boolean;
+  /** The plants as plantJson shows them (plants/plant.ts), separated by commas: the members of the response's array. */
+  readonly json: string;
+  /** The id of the page's last plant when more plants follow it: where the next page starts. */
+  readonly nextAfter: bigint | undefined;
 }
 
 /**
@@ -84,7 +95,7 @@ export interface PlantStore {
   createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): MaybePromise<CreateResult>;
   getPlant(owner: string, id: bigint, token?: TokenCheck): MaybePromise<StoredPlant | undefined>;
   /** Plants matching the query, ascending by id, at most `limit` (which must be small). */
-  listPlants(owner: string, query: ListQuery & { limit: number }, token?: TokenCheck): MaybePromise<PlantPage>;
+  listPlants(owner: string, query: PageQuery, token?: TokenCheck): MaybePromise<PlantPage>;
   streamPlants(owner: string, query: ListQuery, token?: TokenCheck): MaybePromise<PlantStream>;
   /** True when the plant existed and is now deleted. */
   deletePlant(owner: string, id: bigint, token?: TokenCheck): MaybePromise<boolean>;

@@ -8,6 +8,7 @@ import { issueToken, digestToken } from '../../src/auth/api-tokens.js';
 import { INT64_MAX, INT64_MIN } from '../../src/plants/int64.js';
 import type { ListQuery, PlantPage, Store } from '../../src/store/store.js';
 import { startRoundTripCounter } from '../helpers/pg-round-trips.js';
+import { ALL_FIELDS, plantsOfPage } from '../helpers/page.js';
 import { storeFactories } from './store-factories.js';
 
 const postgres = storeFactories().find((factory) => factory.kind === 'postgres');
@@ -20,7 +21,7 @@ async function plantsOf(store: Store, owner: string): Promise<void> {
 }
 
 const page = (plants: bigint[], hasMore: boolean) => ({ plantIds: plants, hasMore });
-const idsOf = (result: PlantPage) => page(result.plants.map((plant) => plant.id), result.hasMore);
+const idsOf = (result: PlantPage) => page(plantsOfPage(result).map((plant) => plant.id), result.nextAfter !== undefined);
 
 describe('page reads batched on postgres', { skip: postgres.skip }, () => {
   test('pages read at once match pages read alone, one round trip for all, each token checked', async (t) => {
@@ -44,7 +45,7 @@ describe('page reads batched on postgres', { skip: postgres.skip }, () => {
       ['nobody', { after: undefined, tag: undefined, limit: 5 }],
     ];
     const alone: ReturnType<typeof idsOf>[] = [];
-    for (const [owner, query] of asks) alone.push(idsOf(await store.listPlants(owner, query, token)));
+    for (const [owner, query] of asks) alone.push(idsOf(await store.listPlants(owner, { ...query, fields: ALL_FIELDS }, token)));
     assert.deepEqual(alone[0], page([INT64_MIN, -5n, 1n], true));
     assert.deepEqual(alone[2], page([3n, 10n, 2n ** 53n + 1n, INT64_MAX], false));
     assert.deepEqual(alone[3], page([INT64_MAX], false));
@@ -52,17 +53,17 @@ describe('page reads batched on postgres', { skip: postgres.skip }, () => {
     assert.deepEqual(alone[6], page([], false));
 
     counter.reset();
-    const together = await Promise.all(asks.map(([owner, query]) => store.listPlants(owner, query, token)));
+    const together = await Promise.all(asks.map(([owner, query]) => store.listPlants(owner, { ...query, fields: ALL_FIELDS }, token)));
     assert.deepEqual(together.map(idsOf), alone);
     // The batchable pages went as one statement; the tag filter and the page after INT64_MAX alone.
     assert.equal(counter.count, 3);
 
     // A refused token fails its own page only, and one without a token is not checked.
     const mixed = await Promise.allSettled([
-      store.listPlants('bo', { after: undefined, tag: undefined, limit: 2 }, { digest: digestToken(revoked.token) }),
-      store.listPlants('bo', { after: undefined, tag: undefined, limit: 2 }, token),
-      store.listPlants('bo', { after: undefined, tag: undefined, limit: 2 }),
-      store.listPlants('ana', { after: 100n, tag: undefined, limit: 2 }, { digest: digestToken('pst_unknown') }),
+      store.listPlants('bo', { after: undefined, tag: undefined, limit: 2, fields: ALL_FIELDS }, { digest: digestToken(revoked.token) }),
+      store.listPlants('bo', { after: undefined, tag: undefined, limit: 2, fields: ALL_FIELDS }, token),
+      store.listPlants('bo', { after: undefined, tag: undefined, limit: 2, fields: ALL_FIELDS }),
+      store.listPlants('ana', { after: 100n, tag: undefined, limit: 2, fields: ALL_FIELDS }, { digest: digestToken('pst_unknown') }),
     ]);
     assert.deepEqual(
       mixed.map((outcome) => (outcome.status === 'fulfilled' ? idsOf(outcome.value) : (outcome.reason as { status?: number }).status)),

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { digestToken, issueToken } from '../../src/auth/api-tokens.js';
 import { ApiError } from '../../src/errors.js';
-import type { StoredPlant } from '../../src/plants/plant.js';
+import { plantsJson, type StoredPlant } from '../../src/plants/plant.js';
 import type { PlantStream, Store } from '../../src/store/store.js';
+import { listPage } from '../helpers/page.js';
 import { uniqueName } from '../helpers/server.js';
 import { storeFactories } from './store-factories.js';
 
@@ -42,7 +43,7 @@ for (const factory of storeFactories()) {
       assert.deepEqual(await store.createPlant(owner, { ...fern }), { outcome: 'unchanged', stored: fern });
       assert.deepEqual(await store.createPlant(owner, { ...fern, name: 'Moss' }), { outcome: 'conflict', stored: fern });
       assert.deepEqual(await store.createPlant(owner, { ...fern, tag: null }), { outcome: 'conflict', stored: fern });
-      assert.deepEqual((await store.listPlants(owner, { after: undefined, tag: undefined, limit: 10 })).plants, [fern]);
+      assert.deepEqual((await listPage(store, owner, { after: undefined, tag: undefined, limit: 10 })).plants, [fern]);
     });
 
     test('concurrent creates of one id with different bodies give exactly one created, and it is stored', async (t) => {
@@ -54,7 +55,7 @@ for (const factory of storeFactories()) {
       assert.equal(created.length, 1);
       assert.equal(results.filter((result) => result.outcome === 'conflict').length, 19);
       for (const result of results) assert.deepEqual(result.stored, created[0]?.stored);
-      assert.deepEqual((await store.listPlants(owner, { after: undefined, tag: undefined, limit: 10 })).plants, [created[0]?.stored]);
+      assert.deepEqual((await listPage(store, owner, { after: undefined, tag: undefined, limit: 10 })).plants, [created[0]?.stored]);
     });
 
     test('a burst of creates with repeats inside it: one created per id, repeats unchanged or conflict by body', async (t) => {
@@ -62,7 +63,7 @@ for (const factory of storeFactories()) {
       const owner = uniqueName();
       const burst = [1n, 2n, 2n, 2n, 3n, 2n, 4n, 3n].map((id, i) => ({ id, name: i % 2 === 0 ? `even ${id}` : `odd ${id}`, tag: null }));
       const results = await Promise.all(burst.map((plant) => store.createPlant(owner, plant)));
-      const listed = (await store.listPlants(owner, { after: undefined, tag: undefined, limit: 10 })).plants;
+      const listed = (await listPage(store, owner, { after: undefined, tag: undefined, limit: 10 })).plants;
       assert.deepEqual(listed.map((plant) => plant.id), [1n, 2n, 3n, 4n]);
       for (const id of [1n, 2n, 3n, 4n]) {
         const forId = results.filter((result, i) => burst[i]?.id === id);
@@ -81,7 +82,7 @@ for (const factory of storeFactories()) {
       const owner = uniqueName();
       const ids = [INT64_MAX, 9007199254740993n, 0n, -1n, INT64_MIN, 10n, 9n];
       await seed(store, owner, ids);
-      const listed = (await store.listPlants(owner, { after: undefined, tag: undefined, limit: 100 })).plants.map((plant) => plant.id);
+      const listed = (await listPage(store, owner, { after: undefined, tag: undefined, limit: 100 })).plants.map((plant) => plant.id);
       assert.deepEqual(listed, [...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
       assert.equal(await store.deletePlant(owner, 9007199254740992n), false);
       assert.equal(await store.deletePlant(owner, 9007199254740993n), true);
@@ -94,8 +95,8 @@ for (const factory of storeFactories()) {
       assert.equal((await store.createPlant(bob, { id: 1n, name: 'Cactus', tag: null })).outcome, 'created');
       assert.equal(await store.deletePlant(bob, 2n), false);
       assert.equal(await store.deletePlant(bob, 1n), true);
-      assert.deepEqual((await store.listPlants(alice, { after: undefined, tag: undefined, limit: 10 })).plants, [{ id: 1n, name: 'Fern', tag: null }]);
-      assert.deepEqual((await store.listPlants(bob, { after: undefined, tag: undefined, limit: 10 })).plants, []);
+      assert.deepEqual((await listPage(store, alice, { after: undefined, tag: undefined, limit: 10 })).plants, [{ id: 1n, name: 'Fern', tag: null }]);
+      assert.deepEqual((await listPage(store, bob, { after: undefined, tag: undefined, limit: 10 })).plants, []);
       assert.equal(await store.deletePlant(bob, 1n), false);
     });
 
@@ -103,20 +104,44 @@ for (const factory of storeFactories()) {
       const store = await factory.open(t);
       const owner = uniqueName();
       await seed(store, owner, [1n, 2n, 3n, 4n, 5n]);
-      const first = await store.listPlants(owner, { after: undefined, tag: undefined, limit: 2 });
+      const first = await listPage(store, owner, { after: undefined, tag: undefined, limit: 2 });
       assert.deepEqual(first.plants.map((plant) => plant.id), [1n, 2n]);
       assert.equal(first.hasMore, true);
-      const last = await store.listPlants(owner, { after: 3n, tag: undefined, limit: 2 });
+      const last = await listPage(store, owner, { after: 3n, tag: undefined, limit: 2 });
       assert.deepEqual(last.plants.map((plant) => plant.id), [4n, 5n]);
       assert.equal(last.hasMore, false);
-      assert.deepEqual((await store.listPlants(owner, { after: 5n, tag: undefined, limit: 2 })).plants, []);
+      assert.deepEqual((await listPage(store, owner, { after: 5n, tag: undefined, limit: 2 })).plants, []);
+    });
+
+    test("a page's JSON is plantJson's, for every `fields` and every character a name or tag may hold", async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      // Every code point but the control characters and surrogates, 256 to a name; odd plants get a tag.
+      const characters: string[] = [];
+      for (let c = 0x20; c <= 0x10ffff; c += c < 0x10000 ? 1 : 0x3fff) {
+        if (c !== 0x7f && (c < 0xd800 || c > 0xdfff)) characters.push(String.fromCodePoint(c));
+      }
+      const plants: StoredPlant[] = [];
+      for (let i = 0; i * 256 < characters.length; i++) {
+        const name = characters.slice(i * 256, (i + 1) * 256).join('');
+        plants.push({ id: BigInt(i) - 64n, name, tag: i % 2 === 1 ? [...name].slice(0, 64).join('') : null });
+      }
+      plants.push({ id: INT64_MIN, name: 'min', tag: 'x' }, { id: INT64_MAX, name: 'max', tag: null });
+      for (const plant of plants) assert.equal((await store.createPlant(owner, plant)).outcome, 'created');
+      plants.sort((a, b) => (a.id < b.id ? -1 : 1));
+      for (let mask = 0; mask < 8; mask++) {
+        const fields = { id: (mask & 1) !== 0, name: (mask & 2) !== 0, tag: (mask & 4) !== 0 };
+        const page = await store.listPlants(owner, { after: undefined, tag: undefined, limit: plants.length, fields });
+        assert.equal(page.json, plantsJson(plants, fields), JSON.stringify(fields));
+        assert.equal(page.nextAfter, undefined);
+      }
     });
 
     test('a page read again shows the writes made since, by this store and by another on the same database', async (t) => {
       const url = await factory.freshUrl(t);
       const [store, other] = await Promise.all([factory.open(t, { url }), factory.open(t, { url })]);
       const owner = uniqueName();
-      const ids = async (after?: bigint) => (await store.listPlants(owner, { after: after, tag: undefined, limit: 10 })).plants.map((plant) => plant.id);
+      const ids = async (after?: bigint) => (await listPage(store, owner, { after: after, tag: undefined, limit: 10 })).plants.map((plant) => plant.id);
       await seed(store, owner, [1n, 2n]);
       assert.deepEqual(await ids(), [1n, 2n]);
       assert.deepEqual(await ids(1n), [2n]);
@@ -149,7 +174,7 @@ for (const factory of storeFactories()) {
         const sorted = [...stored].sort((a, b) => (a < b ? -1 : 1));
         for (const [after, limit] of shapes) {
           const following = sorted.filter((candidate) => after === undefined || candidate > after);
-          const page = await store.listPlants(owner, { after: after, tag: undefined, limit: limit });
+          const page = await listPage(store, owner, { after: after, tag: undefined, limit: limit });
           const what = `step ${step}: after ${after} limit ${limit}`;
           assert.deepEqual(page.plants.map((plant) => plant.id), following.slice(0, limit), what);
           assert.equal(page.hasMore, following.length > limit, what);
@@ -162,7 +187,7 @@ for (const factory of storeFactories()) {
       const [store, other] = await Promise.all([factory.open(t, { url }), factory.open(t, { url })]);
       const owner = uniqueName();
       await seed(store, owner, [10n, 20n, 30n, 40n]);
-      const firstTwo = async () => (await store.listPlants(owner, { after: undefined, tag: undefined, limit: 2 })).plants.map((p) => p.id);
+      const firstTwo = async () => (await listPage(store, owner, { after: undefined, tag: undefined, limit: 2 })).plants.map((p) => p.id);
       assert.deepEqual(await firstTwo(), [10n, 20n]);
       await other.createPlant(owner, { id: 15n, name: 'plant 15', tag: null });
       assert.deepEqual(await firstTwo(), [10n, 15n]);
@@ -176,7 +201,7 @@ for (const factory of storeFactories()) {
       const tags = ['desert', 'Desert', null, 'desert', 'desert ', 'desert'];
       await Promise.all(tags.map((tag, i) => store.createPlant(owner, { id: BigInt(i + 1), name: `plant ${i + 1}`, tag })));
       await store.createPlant(uniqueName(), { id: 9n, name: 'another owner', tag: 'desert' });
-      const page = await store.listPlants(owner, { after: 1n, tag: 'desert', limit: 1 });
+      const page = await listPage(store, owner, { after: 1n, tag: 'desert', limit: 1 });
       assert.deepEqual(page.plants, [{ id: 4n, name: 'plant 4', tag: 'desert' }]);
       assert.equal(page.hasMore, true);
       const stream = await store.streamPlants(owner, { after: undefined, tag: 'desert', limit: 2 });
@@ -202,18 +227,18 @@ for (const factory of storeFactories()) {
       const fern = { id: 1n, name: 'Fern', tag: null };
       const page = { after: undefined, tag: undefined, limit: 10 };
       assert.equal((await store.createPlant(owner, fern, valid)).outcome, 'created');
-      assert.deepEqual((await store.listPlants(owner, page, valid)).plants, [fern]);
+      assert.deepEqual((await listPage(store, owner, page, valid)).plants, [fern]);
       assert.deepEqual(await store.getPlant(owner, 1n, valid), fern);
       assert.equal(await store.revokeToken(issued.record.id, new Date()), true);
       const isInvalidToken = (error: unknown) => error instanceof ApiError && error.status === 401;
       for (const token of [valid, { digest: digestToken('pst_never_issued') }]) {
         await assert.rejects(async () => store.createPlant(owner, { id: 2n, name: 'Moss', tag: null }, token), isInvalidToken);
         await assert.rejects(async () => store.deletePlant(owner, 1n, token), isInvalidToken);
-        await assert.rejects(async () => store.listPlants(owner, page, token), isInvalidToken);
+        await assert.rejects(async () => listPage(store, owner, page, token), isInvalidToken);
         await assert.rejects(async () => store.getPlant(owner, 1n, token), isInvalidToken);
         await assert.rejects(async () => drain(await store.streamPlants(owner, { after: undefined, tag: undefined, limit: undefined }, token)), isInvalidToken);
       }
-      assert.deepEqual((await store.listPlants(owner, page)).plants, [fern], 'nothing created, nothing deleted');
+      assert.deepEqual((await listPage(store, owner, page)).plants, [fern], 'nothing created, nothing deleted');
     });
 
     test('streamPlants reads one snapshot: later creates and deletes do not show, even chunks later', async (t) => {
@@ -251,7 +276,7 @@ for (const factory of storeFactories()) {
         await stream.close();
         await stream.close();
       }
-      assert.equal((await store.listPlants(owner, { after: undefined, tag: undefined, limit: 10 })).plants.length, 3);
+      assert.equal((await listPage(store, owner, { after: undefined, tag: undefined, limit: 10 })).plants.length, 3);
     });
   });
 }

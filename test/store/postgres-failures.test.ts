@@ -11,6 +11,7 @@ import { ApiError, StoreUnavailableError } from '../../src/errors.js';
 import { CONNECT_TIMEOUT_MS } from '../../src/store/postgres/pool.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { postgresUrlOrSkipReason } from '../helpers/server.js';
+import { ALL_FIELDS } from '../helpers/page.js';
 import { storeFactories } from './store-factories.js';
 
 const postgres = postgresUrlOrSkipReason();
@@ -31,7 +32,7 @@ describe('PostgreSQL store failures', { skip: postgres.reason }, () => {
     try {
       const started = Date.now();
       await assert.rejects(async () => store.ping(), StoreUnavailableError);
-      await assert.rejects(async () => store.listPlants('someone', { after: undefined, tag: undefined, limit: 10 }), StoreUnavailableError);
+      await assert.rejects(async () => store.listPlants('someone', { after: undefined, tag: undefined, limit: 10, fields: ALL_FIELDS }), StoreUnavailableError);
       await assert.rejects(async () => store.streamPlants('someone', { after: undefined, tag: undefined, limit: undefined }), StoreUnavailableError);
       await assert.rejects(async () => store.createFirstToken({ id: 'tok_x', digest: '00'.repeat(32), user: 'u', scopes: [], createdAt: new Date(), expiresAt: null }), StoreUnavailableError);
       assert.ok(Date.now() - started < 10_000);
@@ -63,7 +64,7 @@ describe('PostgreSQL store failures', { skip: postgres.reason }, () => {
     assert.ok(store);
     const isBadRequest = (error: unknown) => error instanceof ApiError && error.status === 400;
     await assert.rejects(async () => store.createPlant('nul\u0000owner', { id: 1n, name: 'Fern', tag: null }), isBadRequest);
-    await assert.rejects(async () => store.listPlants('nul\u0000owner', { after: undefined, tag: undefined, limit: 10 }), isBadRequest);
+    await assert.rejects(async () => store.listPlants('nul\u0000owner', { after: undefined, tag: undefined, limit: 10, fields: ALL_FIELDS }), isBadRequest);
     const burst = await Promise.allSettled([
       store.createPlant('plain', { id: 1n, name: 'first alone', tag: null }),
       store.createPlant('nul\u0000owner', { id: 1n, name: 'Fern', tag: null }),

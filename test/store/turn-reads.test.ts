@@ -10,8 +10,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { openConnection } from '../../src/store/sqlite/connection.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/server.js';
+import { ALL_FIELDS, plantsOfPage } from '../helpers/page.js';
 
-const page = { limit: 10, after: undefined, tag: undefined };
+const page = { limit: 10, after: undefined, tag: undefined, fields: ALL_FIELDS };
 const plant = (id: bigint, name: string) => ({ id, name, tag: null });
 
 /** Blocks the event loop: whatever another thread finishes meanwhile waits for the next poll. */
@@ -28,7 +29,7 @@ test("reads of one turn see one snapshot; the next turn's reads see later commit
     other.close();
     await store.close();
   });
-  assert.deepEqual(store.listPlants('ann', page).plants, []);
+  assert.deepEqual(plantsOfPage(store.listPlants('ann', page)), []);
   other.prepare("INSERT INTO plants (owner, id, name) VALUES ('ann', 1, 'fern')").run();
   assert.equal(store.getPlant('ann', 1n), undefined, 'the transaction opened by the first read of the turn is still the one read');
   await nextTurn();

@@ -4,9 +4,9 @@
  * 204 is sent only after COMMIT, with synchronous_commit on.
  */
 import type pg from 'pg';
-import type { StoredPlant } from '../../plants/plant.js';
+import { plantsJson, type StoredPlant } from '../../plants/plant.js';
 import { errors } from '../../errors.js';
-import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Store, TokenCheck, TokenRecord } from '../store.js';
+import type { CreateResult, ListQuery, NewTokenRecord, PageQuery, PlantPage, PlantStream, Store, TokenCheck, TokenRecord } from '../store.js';
 import { migrate } from './migrations.js';
 import { CreateBatcher } from './create-batcher.js';
 import { writeCreates } from './create-plants.js';
@@ -68,7 +68,7 @@ export class PostgresStore implements Store {
     return row === undefined || row.id === null ? undefined : toStoredPlant(row as PlantRow);
   }
 
-  async listPlants(owner: string, query: ListQuery & { limit: number }, token?: TokenCheck): Promise<PlantPage> {
+  async listPlants(owner: string, query: PageQuery, token?: TokenCheck): Promise<PlantPage> {
     const { limit, after, tag } = query;
     let rows: OptionalPlantRow[];
     if (batchable(after, tag)) {
@@ -83,7 +83,7 @@ export class PostgresStore implements Store {
     for (const row of rows) if (row.id !== null) plants.push(toStoredPlant(row as PlantRow));
     const hasMore = plants.length > limit;
     if (hasMore) plants.pop();
-    return { plants, hasMore };
+    return { json: plantsJson(plants, query.fields), nextAfter: hasMore ? plants.at(-1)?.id : undefined };
   }
 
   streamPlants(owner: string, query: ListQuery, token?: TokenCheck): Promise<PlantStream> {

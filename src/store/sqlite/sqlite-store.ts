@@ -1,6 +1,7 @@
 /**
  * The embedded store: one connection on the event loop for reads, through prepared statements,
- * which answer at once and share one read transaction per turn (turn-reads.ts); writes grouped
+ * which answer at once and share one read transaction per turn (turn-reads.ts), pages rendered
+ * as JSON by SQLite (page-reads.ts); writes grouped
  * into shared commits (write-batcher.ts) that a writer thread makes and syncs before any
  * connection can see them (writer-thread.ts); long lists stream from snapshot connections
  * (snapshot-streams.ts).
@@ -9,11 +10,11 @@ import type Database from 'better-sqlite3';
 import { errors } from '../../errors.js';
 import type { StoredPlant } from '../../plants/plant.js';
 import { EndOfTurn } from '../../util/end-of-turn.js';
-import type { CreateResult, ListQuery, NewTokenRecord, PlantPage, PlantStream, Store, TokenCheck, TokenRecord } from '../store.js';
+import type { CreateResult, ListQuery, NewTokenRecord, PageQuery, PlantPage, PlantStream, Store, TokenCheck, TokenRecord } from '../store.js';
 import { TOKEN_COLUMNS, toTokenRecord, type TokenRow } from '../token-row.js';
 import { openConnection } from './connection.js';
 import { migrate } from './migrations.js';
-import { plantFilter, type PlantRow } from './plant-filter.js';
+import { PageReads } from './page-reads.js';
 import { SnapshotStreams } from './snapshot-streams.js';
 import { TurnReads } from './turn-reads.js';
 import { mapSqliteErrors } from './sqlite-errors.js';
@@ -57,8 +58,7 @@ function serializeToken(token: NewTokenRecord): SerializedToken {
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly sql: ReturnType<typeof prepareReads>;
-  /** Page statements by FROM clause (plant-filter.ts), prepared on first use. */
-  private readonly pageStatements = new Map<string, Database.Statement>();
+  private readonly pages: PageReads;
   private readonly thread: Writer;
   private readonly writer: WriteBatcher;
   private readonly snapshots: SnapshotStreams;
@@ -82,6 +82,7 @@ export class SqliteStore implements Store {
     options: SqliteStoreOptions,
   ) {
     this.sql = prepareReads(db);
+    this.pages = new PageReads(db);
     const endOfTurn = options.endOfTurn ?? new EndOfTurn();
     this.reads = new TurnReads(db, endOfTurn);
     this.thread = new Writer(path);
@@ -119,28 +120,9 @@ export class SqliteStore implements Store {
     return row === undefined ? undefined : { id, name: row[0], tag: row[1] };
   }
 
-  listPlants(owner: string, query: ListQuery & { limit: number }, token?: TokenCheck): PlantPage {
+  listPlants(owner: string, query: PageQuery, token?: TokenCheck): PlantPage {
     this.checkToken(token);
-    const { from, params } = plantFilter(owner, query);
-    const rows = this.reads.run(() => this.pageStatement(from).all(...params, query.limit + 1) as PlantRow[]);
-    const hasMore = rows.length > query.limit;
-    const count = hasMore ? query.limit : rows.length;
-    const plants = new Array<StoredPlant>(count);
-    for (let i = 0; i < count; i++) {
-      const [id, name, tag] = rows[i] as PlantRow;
-      plants[i] = { id, name, tag };
-    }
-    return { plants, hasMore };
-  }
-
-  private pageStatement(from: string): Database.Statement {
-    let statement = this.pageStatements.get(from);
-    if (statement === undefined) {
-      // `LIMIT ? + 0`: a bare bound LIMIT makes SQLite prepare the statement again on every call.
-      statement = this.db.prepare(`SELECT id, name, tag FROM ${from} ORDER BY id LIMIT ? + 0`).raw(true);
-      this.pageStatements.set(from, statement);
-    }
-    return statement;
+    return this.reads.run(() => this.pages.read(owner, query));
   }
 
   /** Snapshot connections open now for streams, in use or idle. */

@@ -1,0 +1,60 @@
+/**
+ * Pages of plants as SQLite renders them: each row is one plant's JSON object, made by SQLite
+ * exactly as plantJson (plants/plant.ts) makes it, so that no JavaScript value is built per
+ * column — most of what a page used to cost (docs/performance.md, "Pages rendered by SQLite").
+ */
+import type Database from 'better-sqlite3';
+import type { PlantFields } from '../../plants/plant.js';
+import type { PageQuery, PlantPage } from '../store.js';
+import { plantFilter } from './plant-filter.js';
+
+/**
+ * plantJson as an SQL expression. json_quote escapes a string as JSON.stringify does for every
+ * text the plant rules admit (no lone surrogates), and an integer prints exactly.
+ */
+export function plantJsonSql(fields: PlantFields): string {
+  const members: string[] = [];
+  if (fields.id) members.push("'id', id");
+  if (fields.name) members.push("'name', name");
+  const withoutTag = `json_object(${members.join(', ')})`;
+  if (!fields.tag) return withoutTag;
+  return `iif(tag IS NULL, ${withoutTag}, json_object(${[...members, "'tag', tag"].join(', ')}))`;
+}
+
+// `LIMIT ? + 0`: a bare bound LIMIT makes SQLite prepare the statement again on every call.
+
+/** The plants of a page as JSON, one per row, in id order. */
+export function pageSql(from: string, fields: PlantFields): string {
+  return `SELECT ${plantJsonSql(fields)} FROM ${from} ORDER BY id LIMIT ? + 0`;
+}
+
+/** The id of the last of the first `?` plants. */
+export function lastIdSql(from: string): string {
+  return `SELECT max(id) FROM (SELECT id FROM ${from} ORDER BY id LIMIT ? + 0)`;
+}
+
+export class PageReads {
+  /** Statements by their SQL, prepared on first use: one per filter shape and `fields`. */
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  /** Reads a page; the caller holds the read transaction, so both statements see one snapshot. */
+  read(owner: string, query: PageQuery): PlantPage {
+    const { from, params } = plantFilter(owner, query);
+    const plants = this.statement(pageSql(from, query.fields)).all(...params, query.limit + 1) as string[];
+    if (plants.length <= query.limit) return { json: plants.join(','), nextAfter: undefined };
+    plants.pop();
+    const nextAfter = this.statement(lastIdSql(from)).get(...params, query.limit) as bigint;
+    return { json: plants.join(','), nextAfter };
+  }
+
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql).pluck(true);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
