@@ -137,6 +137,27 @@ for (const factory of storeFactories()) {
       }
     });
 
+    test('one store answers every shape of page query in turn: with and without tag and after, any fields', async (t) => {
+      const store = await factory.open(t);
+      const owner = uniqueName();
+      const plants: StoredPlant[] = [1n, 2n, 3n, 4n, 5n, 6n].map((id) => ({ id, name: `plant ${id}`, tag: id % 2n === 0n ? 'even' : null }));
+      for (const plant of plants) await store.createPlant(owner, plant);
+      for (let round = 0; round < 2; round++) {
+        for (const tag of [undefined, 'even']) {
+          for (const after of [undefined, 2n]) {
+            for (let mask = 0; mask < 8; mask++) {
+              const fields = { id: (mask & 1) !== 0, name: (mask & 2) !== 0, tag: (mask & 4) !== 0 };
+              const matching = plants.filter((plant) => (tag === undefined || plant.tag === tag) && (after === undefined || plant.id > after));
+              const page = await store.listPlants(owner, { after, tag, limit: 2, fields });
+              const what = JSON.stringify({ tag, after: after?.toString(), fields });
+              assert.equal(page.json, plantsJson(matching.slice(0, 2), fields), what);
+              assert.equal(page.nextAfter, matching.length > 2 ? matching[1]?.id : undefined, what);
+            }
+          }
+        }
+      }
+    });
+
     test('a page read again shows the writes made since, by this store and by another on the same database', async (t) => {
       const url = await factory.freshUrl(t);
       const [store, other] = await Promise.all([factory.open(t, { url }), factory.open(t, { url })]);

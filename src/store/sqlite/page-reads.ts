@@ -33,28 +33,35 @@ export function lastIdSql(from: string): string {
   return `SELECT max(id) FROM (SELECT id FROM ${from} ORDER BY id LIMIT ? + 0)`;
 }
 
+interface PageStatements {
+  plants: Database.Statement;
+  lastId: Database.Statement;
+}
+
 export class PageReads {
-  /** Statements by their SQL, prepared on first use: one per filter shape and `fields`. */
-  private readonly statements = new Map<string, Database.Statement>();
+  /**
+   * Statements by the shape of the query, prepared on first use. The FROM clause depends only on
+   * whether `tag` and `after` are given, so two bits for those and three for `fields` name every
+   * statement without building its SQL on each read.
+   */
+  private readonly statements: (PageStatements | undefined)[] = [];
 
   constructor(private readonly db: Database.Database) {}
 
   /** Reads a page; the caller holds the read transaction, so both statements see one snapshot. */
   read(owner: string, query: PageQuery): PlantPage {
     const { from, params } = plantFilter(owner, query);
-    const plants = this.statement(pageSql(from, query.fields)).all(...params, query.limit + 1) as string[];
+    const { fields } = query;
+    const shape = (query.tag === undefined ? 0 : 16) | (query.after === undefined ? 0 : 8) | (fields.id ? 4 : 0) | (fields.name ? 2 : 0) | (fields.tag ? 1 : 0);
+    let statements = this.statements[shape];
+    if (statements === undefined) {
+      statements = { plants: this.db.prepare(pageSql(from, fields)).pluck(true), lastId: this.db.prepare(lastIdSql(from)).pluck(true) };
+      this.statements[shape] = statements;
+    }
+    const plants = statements.plants.all(...params, query.limit + 1) as string[];
     if (plants.length <= query.limit) return { json: plants.join(','), nextAfter: undefined };
     plants.pop();
-    const nextAfter = this.statement(lastIdSql(from)).get(...params, query.limit) as bigint;
+    const nextAfter = statements.lastId.get(...params, query.limit) as bigint;
     return { json: plants.join(','), nextAfter };
-  }
-
-  private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare(sql).pluck(true);
-      this.statements.set(sql, statement);
-    }
-    return statement;
   }
 }
