@@ -248,7 +248,7 @@ export interface components {
              * @description The HTTP status code of the response.
              * @enum {integer}
              */
-            error: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 503;
+            error: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 415 | 417 | 429 | 431 | 500 | 503;
             /** @description One human sentence that says what was wrong; never a stack trace, SQL or internal path. */
             message: string;
         };
@@ -327,6 +327,8 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -464,6 +466,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -542,6 +546,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -557,6 +563,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -570,6 +578,8 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -619,6 +629,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -634,6 +646,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -677,6 +691,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -692,6 +708,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -784,6 +802,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getOpenApi: {

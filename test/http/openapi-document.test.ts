@@ -166,6 +166,30 @@ describe('the OpenAPI document', () => {
     assert.ok(doc.components.responses.ForbiddenWrite?.headers?.['WWW-Authenticate']);
   });
 
+  test('the /plants answers that come after the rate limit declare its headers; /metrics may answer 503', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/plants')) continue;
+      for (const method of ['get', 'post', 'delete'] as const) {
+        for (const [status, response] of Object.entries(item[method]?.responses ?? {})) {
+          if (['401', '403', '500', '503'].includes(status)) continue; // before the limit, or a failure
+          const headers = deref(response).headers ?? {};
+          assert.ok(headers.RateLimit && headers['RateLimit-Policy'], `${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    assert.ok(doc.paths['/metrics']?.get?.responses['503'], 'the figures of --workers can fail to arrive');
+  });
+
+  test('the tag parameter has the rules of a tag; the Error schema knows the statuses of refused HTTP', () => {
+    const tagParameter = doc.components.parameters.tag?.schema as { pattern?: string; maxLength?: number };
+    const tagSchema = (doc.components.schemas.NewPlant?.properties as Record<string, { pattern?: string; maxLength?: number }>).tag;
+    assert.equal(tagParameter.pattern, tagSchema?.pattern);
+    assert.equal(tagParameter.maxLength, tagSchema?.maxLength);
+    for (const status of [408, 417, 431]) {
+      assert.deepEqual(openApiSchemaProblems('Error', { error: status, message: 'x' }), [], String(status));
+    }
+  });
+
   test('parameters: limit int32 0…2147483647, after int64, path id int64', () => {
     const params = (op: OperationObject) => (op.parameters ?? []).map((p) => deref<ParameterObject>(p));
     const list = params(operation('/plants', 'get'));

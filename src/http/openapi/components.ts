@@ -4,6 +4,7 @@
  */
 import { INT32_MAX } from '../../plants/int64.js';
 import { examples, type ErrorExamples } from './error-examples.js';
+import { TEXT_PATTERN } from './schemas.js';
 import type { HeaderObject, JsonSchema, ParameterObject, Reference, ResponseObject } from './types.js';
 
 /** The X-Request-Id values plantstore echoes; anything else is replaced by a fresh id. */
@@ -122,7 +123,7 @@ export const parameters: Record<string, ParameterObject> = {
       'Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging ' +
       'with limit and after works as without it. Empty, repeated, or a value no tag can have (over 64 characters, ' +
         'control characters) → 400.',
-    schema: { type: 'string', minLength: 1, maxLength: 64 },
+    schema: { type: 'string', minLength: 1, maxLength: 64, pattern: TEXT_PATTERN },
   },
   fields: {
     name: 'fields',
@@ -179,6 +180,7 @@ export const responses: Record<string, ResponseObject> = {
       'such as charset=utf-8 are allowed; application/merge-patch+json is another type), declares a charset other ' +
       'than UTF-8, or carries a Content-Encoding other than identity (bodies are not decompressed).',
     examples.unsupportedMediaType,
+    ...RATE_LIMIT_HEADERS,
   ),
   Unavailable: errorResponse(
     503,

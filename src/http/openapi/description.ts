@@ -88,7 +88,8 @@ absent one (404 on DELETE, absent from GET). All tokens of one user share that u
 - A path that does not exist answers 404 and a method that a path does not list answers 405 (see
   the error answers below), whatever the token.
 - Request headers must arrive within 30 s and the whole request within 30 s, or the connection gets 408 or is closed.
-  What the HTTP parser itself rejects may get a bare 400.
+  What the HTTP parser itself rejects gets an Error body and the connection is closed: 400 for a malformed request,
+  431 for headers larger than the server accepts; an \`Expect\` other than \`100-continue\` gets 417.
 - Paths carry no version prefix; this document's version is the interface version.
 
 ## Error answers

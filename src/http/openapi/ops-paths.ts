@@ -52,6 +52,7 @@ export function opsPaths(): Record<string, PathItemObject> {
       responses: {
         200: { description: 'The metrics.', headers: withRequestId(), content: { 'text/plain': { schema: { type: 'string' } } } },
         500: ref('responses', 'InternalError'),
+        503: ref('responses', 'Unavailable'),
       },
     }),
     '/openapi.json': publicGet({

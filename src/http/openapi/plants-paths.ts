@@ -61,13 +61,15 @@ function createPlant(bodyLimit: BodyLimitNote): OperationObject {
         'The body is not one JSON object (not JSON, an array, a scalar, empty, invalid UTF-8, a duplicate key) or ' +
           'breaks a NewPlant field rule, or the request has a query parameter (a create takes none).',
         examples.createBadBody,
+        ...RATE_LIMIT_HEADERS,
       ),
       ...common(WRITE),
-      409: errorResponse(409, 'The caller already has a plant with this id and a different name or tag; nothing changed.', examples.conflict),
+      409: errorResponse(409, 'The caller already has a plant with this id and a different name or tag; nothing changed.', examples.conflict, ...RATE_LIMIT_HEADERS),
       413: errorResponse(
         413,
         `The body is larger than the BODY_LIMIT setting (${bodyLimit.configured ? `${bodyLimit.bytes} bytes on this server` : `default ${bodyLimit.bytes} bytes`}).`,
         examples.bodyTooLarge(bodyLimit.bytes),
+        ...RATE_LIMIT_HEADERS,
       ),
       415: ref('responses', 'UnsupportedMediaType'),
     },
@@ -97,6 +99,7 @@ const listPlants: OperationObject = {
       400,
       '`limit`, `after`, `tag` or `fields` is malformed, out of range, empty or repeated, or the query has another parameter.',
       examples.listBadQuery,
+      ...RATE_LIMIT_HEADERS,
     ),
     ...common(READ),
     429: errorResponse(
@@ -132,12 +135,13 @@ const getPlant: OperationObject = {
       headers: withRequestId(...RATE_LIMIT_HEADERS),
       content: { 'application/json': { schema: PLANT_VIEW } },
     },
-    400: errorResponse(400, 'The id is not a decimal int64, or `fields` is malformed, or the query has another parameter.', examples.badId),
+    400: errorResponse(400, 'The id is not a decimal int64, or `fields` is malformed, or the query has another parameter.', examples.badId, ...RATE_LIMIT_HEADERS),
     ...common(READ),
     404: errorResponse(
       404,
       'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.',
       examples.plantNotFound,
+      ...RATE_LIMIT_HEADERS,
     ),
   },
 };
@@ -155,12 +159,13 @@ const deletePlant: OperationObject = {
   responses: {
     204: { description: 'Deleted; no body.', headers: withRequestId(...RATE_LIMIT_HEADERS) },
     400: errorResponse(400, 'The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/), or the ' +
-        'request has a query parameter (a delete takes none).', examples.badId),
+        'request has a query parameter (a delete takes none).', examples.badId, ...RATE_LIMIT_HEADERS),
     ...common(WRITE),
     404: errorResponse(
       404,
       'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.',
       examples.plantNotFound,
+      ...RATE_LIMIT_HEADERS,
     ),
   },
 };

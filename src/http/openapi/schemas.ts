@@ -18,8 +18,8 @@ export const WHITE_SPACE_CLASS = '\\u0020\\u0085\\u00A0\\u1680\\u2000-\\u200A\\u
 /** No control character anywhere, and at least one character that is not white space. */
 export const TEXT_PATTERN = `^[^${CONTROL_CLASS}]*[^${CONTROL_CLASS}${WHITE_SPACE_CLASS}][^${CONTROL_CLASS}]*$`;
 
-/** Every status an Error body can carry. */
-export const ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 413, 415, 429, 500, 503] as const;
+/** Every status an Error body can carry: the API's, and those of what the HTTP parser refuses (408, 417, 431). */
+export const ERROR_STATUSES = [400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 429, 431, 500, 503] as const;
 
 const TEXT_RULES =
   'Counted in Unicode code points; no control characters (U+0000–U+001F, U+007F); not only Unicode White_Space; ' +
