@@ -32,9 +32,13 @@ export function aggregateWorkerMetrics(): void {
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
     if (!isMessage<ScrapeRequest>(message, SCRAPE)) return;
+    const answer = (reply: ScrapeAnswer) => {
+      // The worker that asked may have died while the sum was made: its answer has nowhere to go.
+      if (worker.isConnected()) worker.send(reply, () => {});
+    };
     aggregator.clusterMetrics().then(
-      (text) => worker.send({ type: SCRAPED, id: message.id, text } satisfies ScrapeAnswer),
-      (error: Error) => worker.send({ type: SCRAPED, id: message.id, error: error.message } satisfies ScrapeAnswer),
+      (text) => answer({ type: SCRAPED, id: message.id, text }),
+      (error: Error) => answer({ type: SCRAPED, id: message.id, error: error.message }),
     );
   });
 }

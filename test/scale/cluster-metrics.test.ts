@@ -1,0 +1,43 @@
+/** The supervisor's side of /metrics under --workers, in a cluster of its own. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from '../helpers/server.js';
+
+const CLUSTER_METRICS = fileURLToPath(new URL('../../src/http/cluster-metrics.js', import.meta.url));
+
+test('a worker that leaves while the supervisor sums the figures for it does not take the supervisor down', async (t) => {
+  const script = join(tempDir(t), 'cluster.mjs');
+  writeFileSync(
+    script,
+    `import cluster from 'node:cluster';
+import { aggregateWorkerMetrics, joinMetricsAggregation } from ${JSON.stringify(CLUSTER_METRICS)};
+if (cluster.isPrimary) {
+  aggregateWorkerMetrics();
+  // A worker that never answers prom-client: the sum waits for it until prom-client gives up.
+  const stalled = cluster.fork({ ROLE: 'stalled' });
+  const asking = cluster.fork({ ROLE: 'asking' });
+  asking.on('exit', () => setTimeout(() => {
+    console.log('supervisor alive');
+    stalled.kill();
+  }, 6500));
+} else if (process.env.ROLE === 'asking') {
+  joinMetricsAggregation();
+  // Asks for the sum, then leaves before the answer can come.
+  setTimeout(() => process.send({ type: 'plantstore:scrape', id: 1 }, () => setTimeout(() => process.exit(0), 200)), 300);
+} else {
+  setInterval(() => {}, 1000);
+}
+`,
+  );
+  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  assert.match(output, /supervisor alive/, output);
+  assert.equal(code, 0, output);
+});
