@@ -20,13 +20,13 @@ export class Metrics {
   });
   private readonly writeBatchSize = new Histogram({
     name: 'plantstore_db_write_batch_size',
-    help: 'Writes committed together in one transaction (group commit).',
+    help: 'Writes committed together in one transaction (group commit): every write on SQLite, plant creates on PostgreSQL.',
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
     registers: [this.registry],
   });
   private readonly writeBatchSeconds = new Histogram({
     name: 'plantstore_db_write_batch_duration_seconds',
-    help: 'Time to commit one write batch, fsync included.',
+    help: 'Time to commit one write batch, its sync to disk included.',
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [this.registry],
   });

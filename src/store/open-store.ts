@@ -14,7 +14,7 @@ export interface StoreOptions {
   registry?: Registry;
   /** The server's end-of-turn steps, where SQLite's group commit runs. */
   endOfTurn?: EndOfTurn;
-  /** Told of each SQLite group commit: how many writes it held, and the seconds it took. */
+  /** Told of each group commit (SQLite: every write; PostgreSQL: plant creates): how many writes it held, and the seconds it took. */
   onWriteBatch?: (size: number, seconds: number) => void;
   /** SQLite: most snapshot connections open at once for streamed lists (STREAMS_PER_PROCESS). */
   streamConnections?: number;
@@ -31,6 +31,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     url: options.databaseUrl,
     size: options.databasePoolSize,
     onConnectionError: options.onConnectionError,
+    onWriteBatch: options.onWriteBatch,
   });
   try {
     await store.migrate();

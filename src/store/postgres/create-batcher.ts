@@ -26,8 +26,11 @@ export class CreateBatcher {
   private inFlight = 0;
   private scheduled = false;
 
-  /** `write` settles every item of the batch itself and never throws. */
-  constructor(private readonly write: (batch: PendingCreate[]) => Promise<void>) {}
+  /** `write` settles every item of the batch itself and never throws; `onBatch` is told each batch's size and seconds. */
+  constructor(
+    private readonly write: (batch: PendingCreate[]) => Promise<void>,
+    private readonly onBatch?: (size: number, seconds: number) => void,
+  ) {}
 
   create(owner: string, plant: StoredPlant, token: TokenCheck | undefined): Promise<CreateResult> {
     return new Promise((resolve, reject) => {
@@ -47,7 +50,10 @@ export class CreateBatcher {
     this.scheduled = false;
     while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
       this.inFlight++;
-      void this.write(this.queue.splice(0, MAX_BATCH)).finally(() => {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      const started = performance.now();
+      void this.write(batch).finally(() => {
+        this.onBatch?.(batch.length, (performance.now() - started) / 1000);
         this.inFlight--;
         this.schedule();
       });

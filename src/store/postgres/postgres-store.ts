@@ -37,10 +37,10 @@ export class PostgresStore implements Store {
   private readonly streams: StreamShare;
   private readonly pages: PageBatcher;
 
-  constructor(options: PoolOptions) {
+  constructor(options: PoolOptions & { onWriteBatch?: (size: number, seconds: number) => void }) {
     this.pool = createPool(options);
     this.maxConnections = options.size;
-    this.creates = new CreateBatcher(writeCreates(this.pool));
+    this.creates = new CreateBatcher(writeCreates(this.pool), options.onWriteBatch);
     this.streams = new StreamShare(streamShare(options.size));
     this.pages = new PageBatcher(this.pool);
   }
