@@ -1,10 +1,9 @@
 /**
  * The embedded store: one connection on the event loop for reads, through prepared statements,
- * which answer at once and share one read transaction per turn (turn-reads.ts), pages rendered
- * as JSON by SQLite (page-reads.ts); writes grouped
- * into shared commits (write-batcher.ts) that a writer thread makes and syncs before any
- * connection can see them (writer-thread.ts); long lists stream from snapshot connections
- * (snapshot-streams.ts).
+ * which answer at once and share one read transaction per turn (turn-reads.ts), pages coming
+ * back as JSON made by SQLite (page-reads.ts); writes grouped into shared commits
+ * (write-batcher.ts) that a writer thread makes and syncs before any connection can see them
+ * (writer-thread.ts); long lists stream from snapshot connections (snapshot-streams.ts).
  */
 import type Database from 'better-sqlite3';
 import { errors } from '../../errors.js';
