@@ -183,10 +183,17 @@ function jsonArray(plants: readonly Plant[]): string {
 }
 
 async function openInput(path: string): Promise<AsyncIterable<Uint8Array>> {
+  let file;
   try {
-    return (await open(path)).createReadStream();
+    file = await open(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? 'unknown error')}`);
   }
+  // A directory opens fine and fails only at the first read, after the import has begun.
+  if ((await file.stat()).isDirectory()) {
+    await file.close();
+    throw new UsageError(`cannot read ${path}: it is a directory`);
+  }
+  return file.createReadStream();
 }

@@ -111,6 +111,7 @@ describe('plantstore plants: server, token and usage', () => {
     ['an unknown subcommand', ['grow'], /unknown command 'grow'/],
     ['a bad --format', ['export', '--format', 'xml'], /--format/],
     ['a file that does not exist', ['import', '/nonexistent/plants.csv'], /cannot read \/nonexistent\/plants\.csv: no such file/],
+    ['a directory for a file', ['import', '/tmp'], /cannot read \/tmp: it is a directory/],
   ];
   for (const [what, args, pattern] of usage) {
     test(`bad usage exits 2 with one line: ${what}`, async () => {
