@@ -5,6 +5,7 @@
  * `maxConnections` at once, each with a small page cache, and an idle one is closed after a few
  * seconds, so the memory a burst of streams took goes back once they end.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../../errors.js';
 import type { StoredPlant } from '../../plants/plant.js';
@@ -19,6 +20,32 @@ export const DEFAULT_SNAPSHOT_CONNECTIONS = 32;
 export const SNAPSHOT_IDLE_CLOSE_MS = 3_000;
 /** Page cache per snapshot connection, in KiB: a stream reads each page once, so caching buys little. */
 const SNAPSHOT_CACHE_KIB = 64;
+
+/** Plants passed over per statement while finding where a limited stream ends. */
+export const EDGE_STEP = 10_000;
+
+/**
+ * The id of the `limit`-th plant of the query when another plant follows it, read in the
+ * transaction `db` holds. SQLite finds the n-th row by stepping over the ones before it, so a
+ * huge `limit` is walked EDGE_STEP plants at a time with a turn of the event loop between steps,
+ * rather than holding the loop for the whole count.
+ */
+async function limitEdge(db: Database.Database, owner: string, query: ListQuery, limit: number): Promise<bigint | undefined> {
+  let after = query.after;
+  let remaining = limit;
+  for (;;) {
+    const step = Math.min(remaining, EDGE_STEP);
+    const { from, params } = plantFilter(owner, { ...query, after });
+    const [stepped, following] = mapSqliteErrors(
+      () => db.prepare(`SELECT id FROM ${from} ORDER BY id LIMIT 2 OFFSET ?`).pluck(true).all(...params, step - 1) as bigint[],
+    );
+    if (stepped === undefined) return undefined; // fewer plants than `limit`
+    if (step === remaining) return following === undefined ? undefined : stepped;
+    after = stepped;
+    remaining -= step;
+    await nextTurn();
+  }
+}
 
 export interface SnapshotOptions {
   maxConnections?: number;
@@ -76,48 +103,42 @@ export class SnapshotStreams {
     this.idle.set(db, timer);
   }
 
-  open(owner: string, query: ListQuery): PlantStream {
+  async open(owner: string, query: ListQuery): Promise<PlantStream> {
     const db = this.take();
     const release = () => this.give(db);
     try {
-      return mapSqliteErrors(() => {
-        db.exec('BEGIN');
-        const { from, params } = plantFilter(owner, query);
-        let lastIdBeforeMore: bigint | undefined;
-        if (query.limit !== undefined) {
-          // The id of the limit-th plant, and whether one follows it, in the same snapshot.
-          const edge = db
-            .prepare(`SELECT id FROM ${from} ORDER BY id LIMIT 2 OFFSET ?`)
-            .all(...params, query.limit - 1) as { id: bigint }[];
-          if (edge.length === 2) lastIdBeforeMore = edge[0]?.id;
-        }
-        const rows = db
-          .prepare(`SELECT id, name, tag FROM ${from} ORDER BY id LIMIT ?`)
-          .raw(true)
-          .iterate(...params, query.limit ?? -1) as IterableIterator<PlantRow>;
-        let closed = false;
-        return {
-          lastIdBeforeMore,
-          next: (max: number) =>
-            mapSqliteErrors(() => {
-              const chunk: StoredPlant[] = [];
-              if (closed) return chunk;
-              for (let i = 0; i < max; i++) {
-                const step = rows.next();
-                if (step.done === true) break;
-                const [id, name, tag] = step.value;
-                chunk.push({ id, name, tag });
-              }
-              return chunk;
-            }),
-          close: () => {
-            if (closed) return;
-            closed = true;
-            rows.return?.();
-            release();
-          },
-        };
-      });
+      mapSqliteErrors(() => db.exec('BEGIN'));
+      const lastIdBeforeMore = query.limit === undefined ? undefined : await limitEdge(db, owner, query, query.limit);
+      const { from, params } = plantFilter(owner, query);
+      const rows = mapSqliteErrors(
+        () =>
+          db
+            .prepare(`SELECT id, name, tag FROM ${from} ORDER BY id LIMIT ?`)
+            .raw(true)
+            .iterate(...params, query.limit ?? -1) as IterableIterator<PlantRow>,
+      );
+      let closed = false;
+      return {
+        lastIdBeforeMore,
+        next: (max: number) =>
+          mapSqliteErrors(() => {
+            const chunk: StoredPlant[] = [];
+            if (closed) return chunk;
+            for (let i = 0; i < max; i++) {
+              const step = rows.next();
+              if (step.done === true) break;
+              const [id, name, tag] = step.value;
+              chunk.push({ id, name, tag });
+            }
+            return chunk;
+          }),
+        close: () => {
+          if (closed) return;
+          closed = true;
+          rows.return?.();
+          release();
+        },
+      };
     } catch (error) {
       release();
       throw error;

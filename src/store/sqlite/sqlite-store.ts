@@ -129,7 +129,7 @@ export class SqliteStore implements Store {
     return this.snapshots.connections;
   }
 
-  streamPlants(owner: string, query: ListQuery, token?: TokenCheck): PlantStream {
+  streamPlants(owner: string, query: ListQuery, token?: TokenCheck): Promise<PlantStream> {
     this.checkToken(token);
     return this.snapshots.open(owner, query);
   }

@@ -1,0 +1,59 @@
+/** Where a limited SQLite stream ends, found in steps that leave the event loop free between them. */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { openConnection } from '../../src/store/sqlite/connection.js';
+import { EDGE_STEP } from '../../src/store/sqlite/snapshot-streams.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers/server.js';
+
+const PLANTS = 2 * EDGE_STEP + 500;
+
+/** A store whose owner 'ann' has PLANTS plants with ids 1…PLANTS, all but every third tagged 'x'. */
+async function seeded(t: Parameters<typeof tempDir>[0]): Promise<SqliteStore> {
+  const path = join(tempDir(t), 'plantstore.db');
+  const store = SqliteStore.open(path);
+  t.after(() => store.close());
+  const db = openConnection(path);
+  const insert = db.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?)');
+  db.transaction(() => {
+    for (let id = 1; id <= PLANTS; id++) insert.run('ann', id, `plant ${id}`, id % 3 === 0 ? null : 'x');
+  })();
+  db.close();
+  return store;
+}
+
+test('the last id before more is right across step boundaries, with after and tag', async (t) => {
+  const store = await seeded(t);
+  const edge = async (limit: number, after?: bigint, tag?: string) => {
+    const stream = await store.streamPlants('ann', { after, tag, limit });
+    await stream.close();
+    return stream.lastIdBeforeMore;
+  };
+  const step = BigInt(EDGE_STEP);
+  assert.equal(await edge(EDGE_STEP), step);
+  assert.equal(await edge(EDGE_STEP + 1), step + 1n);
+  assert.equal(await edge(2 * EDGE_STEP), 2n * step);
+  assert.equal(await edge(PLANTS - 1), BigInt(PLANTS - 1));
+  assert.equal(await edge(PLANTS), undefined, 'exactly every plant: none follows');
+  assert.equal(await edge(PLANTS + 1), undefined);
+  assert.equal(await edge(5 * EDGE_STEP), undefined);
+  assert.equal(await edge(EDGE_STEP, 7n), step + 7n);
+  assert.equal(await edge(PLANTS - 7, 7n), undefined);
+  const nth = EDGE_STEP + 2; // tagged ids run 1, 2, 4, 5, 7, …: the n-th is n + ⌊(n − 1) / 2⌋
+  assert.equal(await edge(nth, undefined, 'x'), BigInt(nth + Math.floor((nth - 1) / 2)), 'the n-th tagged plant');
+});
+
+test('a huge limit gives other work a turn while the end of the stream is found', async (t) => {
+  const store = await seeded(t);
+  const order: string[] = [];
+  const opened = store.streamPlants('ann', { after: undefined, tag: undefined, limit: 2_000_000_000 }).then((stream) => {
+    order.push('stream opened');
+    return stream;
+  });
+  setImmediate(() => order.push('another turn'));
+  const stream = await opened;
+  assert.equal(stream.lastIdBeforeMore, undefined);
+  await stream.close();
+  assert.deepEqual(order, ['another turn', 'stream opened']);
+});
