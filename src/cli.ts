@@ -4,7 +4,7 @@
  * restore, and plants … (cli/plants-command.ts). Every setting is a flag here and an environment
  * variable; see settings.ts.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { expiryAfter, issueToken } from './auth/api-tokens.js';
@@ -49,8 +49,24 @@ async function open(settings: Settings): Promise<Store> {
   }
 }
 
-async function withStore<T>(command: Command, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await open(settingsFrom(command, DATABASE_SETTINGS));
+/** The file of a SQLite DATABASE_URL when there is none yet (opening the database creates it). */
+function absentSqliteFile(settings: Settings): string | undefined {
+  if (!settings.databaseUrl.startsWith('sqlite:')) return undefined;
+  const path = sqlitePath(settings.databaseUrl);
+  return path === ':memory:' || existsSync(path) ? undefined : path;
+}
+
+/**
+ * Runs `work` on the database the settings name. A SQLite file that is not there is created only
+ * when `creates` (a token made before the first start); otherwise a mistyped path would quietly
+ * make an empty database, so it is refused, and a created one is said.
+ */
+async function withStore<T>(command: Command, work: (store: Store) => Promise<T>, creates = false): Promise<T> {
+  const settings = settingsFrom(command, DATABASE_SETTINGS);
+  const absent = absentSqliteFile(settings);
+  if (absent !== undefined && !creates) throw new UsageError(`there is no database at ${absent}; check DATABASE_URL (or --database-url)`);
+  const store = await open(settings);
+  if (absent !== undefined) process.stderr.write(`plantstore: created a new database at ${absent}\n`);
   try {
     return await work(store);
   } finally {
@@ -118,7 +134,7 @@ settingOptions(
     if (!(error instanceof UserNameError)) throw error;
     throw new UsageError(`--user ${JSON.stringify(options.user)} is refused: ${error.message}`);
   }
-  const issued = await withStore(command, (store) => issueToken(store, { user, readOnly: options.readOnly === true, expiresInMs }));
+  const issued = await withStore(command, (store) => issueToken(store, { user, readOnly: options.readOnly === true, expiresInMs }), true);
   process.stdout.write(`${issued?.token}\n`);
 });
 

@@ -34,6 +34,7 @@ describe('token create refuses what would fool a person, in one line', () => {
   for (const [kind, database] of databases) {
     test(`--expires-in past the year 9999 is refused on ${kind}, and no token is made`, async (t) => {
       const databaseUrl = database(t);
+      assert.equal((await runCli(['migrate', '--database-url', databaseUrl])).code, 0);
       const user = uniqueName('late');
       for (const lifetime of ['100000000d', '999999999d', '3000000d']) {
         const line = oneLine(await runCli(['token', 'create', '--user', user, '--expires-in', lifetime, '--database-url', databaseUrl]));

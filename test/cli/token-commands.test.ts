@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { authorizedFetch, tempDir } from '../helpers/server.js';
@@ -104,7 +105,9 @@ describe('plantstore token revoke', () => {
   });
 
   test('revoking an unknown id fails with a clear line', async (t) => {
-    const revoked = await runCli(['token', 'revoke', 'tok_000000000000', '--database-url', database(t)]);
+    const databaseUrl = database(t);
+    assert.equal((await runCli(['migrate', '--database-url', databaseUrl])).code, 0);
+    const revoked = await runCli(['token', 'revoke', 'tok_000000000000', '--database-url', databaseUrl]);
     assert.notEqual(revoked.code, 0);
     assert.match(revoked.stderr, /no active token has the id tok_000000000000/);
   });
@@ -133,5 +136,27 @@ describe('plantstore migrate', () => {
       assert.equal(migrated.code, 0, migrated.stderr);
     }
     assert.deepEqual(await listTokens(databaseUrl), []);
+  });
+});
+
+describe('token commands and a SQLite file that is not there', () => {
+  test('list and revoke refuse it (exit 2) and create nothing: a mistyped path is not a new database', async (t) => {
+    const path = join(tempDir(t), 'typo.db');
+    for (const args of [['list'], ['revoke', 'tok_000000000000']]) {
+      const result = await runCli(['token', ...args, '--database-url', `sqlite:${path}`]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stderr, `plantstore: there is no database at ${path}; check DATABASE_URL (or --database-url)\n`);
+      assert.equal(existsSync(path), false);
+    }
+  });
+
+  test('create makes it, as before a first start, and says so on stderr; stdout is still only the token', async (t) => {
+    const path = join(tempDir(t), 'new.db');
+    const created = await runCli(['token', 'create', '--user', 'first', '--database-url', `sqlite:${path}`]);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /^pst_[A-Za-z0-9_-]{43}\n$/);
+    assert.equal(created.stderr, `plantstore: created a new database at ${path}\n`);
+    const again = await runCli(['token', 'create', '--user', 'second', '--database-url', `sqlite:${path}`]);
+    assert.equal(again.stderr, '', 'said only when it was created');
   });
 });

@@ -73,7 +73,9 @@ describe('settings', () => {
   });
 
   test('token commands are not stopped by settings they do not use', async (t) => {
-    const listed = await runCli(['token', 'list', '--database-url', `sqlite:${join(tempDir(t), 'u.db')}`], { PORT: 'abc', LOG_LEVEL: 'loud' });
+    const databaseUrl = `sqlite:${join(tempDir(t), 'u.db')}`;
+    assert.equal((await runCli(['migrate', '--database-url', databaseUrl])).code, 0);
+    const listed = await runCli(['token', 'list', '--database-url', databaseUrl], { PORT: 'abc', LOG_LEVEL: 'loud' });
     assert.equal(listed.code, 0, listed.stderr);
   });
 
