@@ -39,7 +39,8 @@ export class PlantStoreClient {
     try {
       base = new URL(options.baseUrl);
     } catch {
-      throw new TypeError(`The base URL ${JSON.stringify(String(options.baseUrl))} is not an absolute URL.`);
+      // Not echoed: a URL may carry a password, and error messages end up in logs.
+      throw new TypeError('The base URL is not an absolute URL (such as http://127.0.0.1:8080/).');
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError('The base URL must be http: or https:.');
     if (!base.pathname.endsWith('/')) base.pathname += '/';

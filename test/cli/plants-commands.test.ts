@@ -97,6 +97,12 @@ describe('plantstore plants: server, token and usage', () => {
     ok(await plants('list'));
   });
 
+  test('a --url that does not parse exits 2 without echoing a password in it', async () => {
+    const result = await runCli(['plants', 'list', '--url', 'http://u:s3cret@127.0.0.1:99999', '--token', 'pst_x']);
+    failed(result, 2, /^plantstore: The base URL is not an absolute URL/);
+    assert.doesNotMatch(result.stderr, /s3cret/);
+  });
+
   test('a server that does not answer exits 1 with one line naming it', async () => {
     failed(await runCli(['plants', 'list', '--url', 'http://127.0.0.1:1023', '--token', 'pst_x']), 1, /^plantstore: cannot reach http:\/\/127\.0\.0\.1:1023: ECONNREFUSED\n$/);
     failed(await runCli(['plants', 'list', '--url', 'http://u:secretpw@127.0.0.1:1023/', '--token', 'pst_x']), 1, /^plantstore: cannot reach http:\/\/u:\*\*\*@127\.0\.0\.1:1023\/: ECONNREFUSED\n$/);
