@@ -4,16 +4,26 @@
  * each chunk is fetched only when the previous one has been written out (flat memory).
  */
 import type pg from 'pg';
-import { errors } from '../../errors.js';
+import { ApiError, errors } from '../../errors.js';
 import type { ListQuery, PlantStream, TokenCheck } from '../store.js';
 import type { StoredPlant } from '../../plants/plant.js';
 import { mapPgErrors } from './pg-errors.js';
-import { holdClient } from './pool.js';
+import { holdClient, type HeldClient } from './pool.js';
 import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
 
 /** Plants read before the stream is handed over. */
 const FIRST_CHUNK = 1000;
+
+/** After a refusal the connection is sound: it goes back to the pool, its transaction rolled back. */
+async function rollBackAndRelease(held: HeldClient): Promise<void> {
+  try {
+    await held.client.query('ROLLBACK');
+    held.release();
+  } catch (error) {
+    held.release(error);
+  }
+}
 
 export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQuery, token: TokenCheck | undefined): Promise<PlantStream> {
   const held = await mapPgErrors(() => holdClient(pool));
@@ -33,7 +43,8 @@ export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQ
       if (last !== undefined && following !== undefined) lastIdBeforeMore = BigInt(last.id);
     }
   } catch (error) {
-    held.release(error);
+    if (error instanceof ApiError) await rollBackAndRelease(held);
+    else held.release(error);
     throw error;
   }
 
