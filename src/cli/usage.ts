@@ -29,10 +29,13 @@ export function configureUsageErrors(command: Command): void {
   const hint = `${commandPath(command)} --help`;
   command.exitOverride();
   command.configureOutput({
-    outputError: (text, write) => {
+    outputError: (text) => {
       const line = text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim();
-      write(`plantstore: ${line}; see ${hint}\n`);
+      process.stderr.write(`plantstore: ${line}; see ${hint}\n`);
     },
+    // commander writes the whole help here, as an error, when a command is missing or unknown
+    // (`plantstore token`, `plantstore help tokn`): one line instead.
+    writeErr: () => process.stderr.write(`plantstore: a command is missing or unknown; see ${hint}\n`),
   });
   for (const sub of command.commands) configureUsageErrors(sub);
 }

@@ -41,12 +41,21 @@ describe('a command line plantstore cannot run', () => {
     ['a missing argument', ['token', 'revoke'], /^plantstore: missing required argument 'token-id'; see plantstore token revoke --help$/],
     ['an extra argument', ['migrate', 'now'], /^plantstore: too many arguments for 'migrate'\. Expected 0 arguments but got 1\.; see plantstore migrate --help$/],
     ['a missing backup file', ['backup'], /^plantstore: missing required argument 'file'; see plantstore backup --help$/],
+    ['help for an unknown command', ['help', 'tokn'], /^plantstore: a command is missing or unknown; see plantstore --help$/],
+    ['a command group without its command', ['token'], /^plantstore: a command is missing or unknown; see plantstore token --help$/],
+    ['the plants group without its command', ['plants'], /^plantstore: a command is missing or unknown; see plantstore plants --help$/],
   ];
   for (const [name, args, expected] of cases) {
     test(`${name} (plantstore ${args.join(' ')}): one line with a hint, exit 2`, async () => {
       assert.match(usageLine(await runCli(args)), expected);
     });
   }
+
+  test('help for a known command still prints its help on stdout, exit 0', async () => {
+    const result = await runCli(['help', 'token']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^Usage: plantstore token /);
+  });
 
   test('a bad --expires-in value: one line, exit 2', async (t) => {
     const result = await runCli(['token', 'create', '--user', 'a', '--expires-in', '2w', '--database-url', `sqlite:${join(tempDir(t), 'u.db')}`]);
