@@ -34,6 +34,8 @@ export interface AppParts {
   rateLimiter?: OwnerRateLimiter;
   /** Holds responses to the end of the turn (RESPONSE_BATCHING); without it each is sent at once. */
   responses?: ResponseBatcher;
+  /** Orders pipelined requests; the server shares it with its answers to parser errors. */
+  pipelines?: PipelineOrder;
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -81,10 +83,9 @@ function checkingToken(pending: PendingToken, work: () => MaybePromise<void>): M
 }
 
 export function buildApp(parts: AppParts): RequestListener {
-  const { settings, store, authenticator, logger, metrics, responses, rateLimiter } = parts;
+  const { settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines = new PipelineOrder() } = parts;
   const corsOrigins = new Set(settings.corsOrigins);
   const router = new Router();
-  const pipelines = new PipelineOrder();
   const admission = new StreamAdmission({ perOwner: settings.streamsPerOwner, perProcess: settings.streamsPerProcess });
   const plants = plantRoutes(store, settings.bodyLimit, { admission, deadlineMs: settings.streamDeadlineMs });
   router.add('/plants', plants.collection);

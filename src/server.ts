@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import { issueToken } from './auth/api-tokens.js';
 import { buildAuthenticator } from './auth/build-authenticator.js';
 import { answerClientErrors } from './http/client-error.js';
+import { PipelineOrder } from './http/pipelining.js';
 import { Metrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { ResponseBatcher } from './http/response-batcher.js';
@@ -73,7 +74,8 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       ? undefined
       : createRateLimiter({ limit: settings.rateLimit, redisUrl: settings.redisUrl, redisKeyPrefix: settings.redisKeyPrefix, logger });
   const authenticator = buildAuthenticator(settings, store, logger);
-  const app = buildApp({ settings, store, authenticator, logger, metrics, responses, rateLimiter });
+  const pipelines = new PipelineOrder();
+  const app = buildApp({ settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines });
   const server = createServer(
     {
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -89,7 +91,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   // Without this node sends `100 Continue` before the app has seen the request; body.ts sends it
   // once the token and headers passed.
   server.on('checkContinue', app);
-  answerClientErrors(server);
+  answerClientErrors(server, pipelines);
   try {
     await rateLimiter?.started;
     await new Promise<void>((resolve, reject) => {

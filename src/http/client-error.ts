@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { PipelineOrder } from './pipelining.js';
 
 interface ParserError extends Error {
   code?: string;
@@ -69,31 +70,24 @@ function answerDivertedRequests(server: Server): void {
 /**
  * Answers parser errors with an Error body. When the bytes that failed follow a request whose
  * answer is coming (a complete request still at work, or one answered without reading its
- * body), that answer goes first and the Error follows it. A request cut short by the error,
- * and not yet answered, can never be: the Error is its answer.
+ * body), that answer goes first and the Error follows it; `requests` knows each connection's
+ * latest response. A request cut short by the error, and not yet answered, can never be: the
+ * Error is its answer.
  */
-export function answerClientErrors(server: Server): void {
+export function answerClientErrors(server: Server, requests: PipelineOrder): void {
   answerDivertedRequests(server);
-  const inFlight = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    inFlight.set(req.socket, { req, res });
-    res.once('close', () => {
-      if (inFlight.get(req.socket)?.res === res) inFlight.delete(req.socket);
-    });
-  });
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
     const answer = clientErrorAnswer(error);
-    const busy = inFlight.get(socket);
-    const answerComing = busy !== undefined && !busy.res.writableFinished && (busy.req.complete || busy.res.headersSent);
+    const res = requests.latestOn(socket);
+    const answerComing = res !== undefined && !res.writableFinished && !res.destroyed && (res.req.complete || res.headersSent);
     if (!answerComing) {
       socket.end(answer);
       return;
     }
-    const { res } = busy;
     res.once('finish', () => socket.end(answer));
     res.once('close', () => {
       if (!res.writableFinished) socket.destroy();

@@ -6,10 +6,16 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 export class PipelineOrder {
   /** The latest response on each connection. */
   private readonly latest = new WeakMap<Socket, ServerResponse>();
+
+  /** The response to the latest request on a connection (finished or not), if it had one. */
+  latestOn(socket: Duplex): ServerResponse | undefined {
+    return this.latest.get(socket as Socket);
+  }
 
   /** Runs `handle` now, or once the response to the connection's previous request is complete. */
   run(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
