@@ -5,8 +5,8 @@
  */
 import type { NewPlant } from '../client/index.js';
 import { parseInt64 } from '../plants/int64.js';
-import { notAnIntegerId } from '../plants/plant.js';
-import { JsonNumber, JsonSyntaxError, parseJson } from '../util/strict-json.js';
+import { PlantValidationError, plantIdOf } from '../plants/plant.js';
+import { JsonSyntaxError, parseJson } from '../util/strict-json.js';
 import { UsageError } from './usage.js';
 import { CsvParser, type CsvRecord } from './csv.js';
 
@@ -87,10 +87,13 @@ function jsonLineItem(raw: string, line: number): InputItem | undefined {
   const id = value.get('id');
   const name = value.get('name');
   const tag = value.get('tag');
-  if (id === undefined) return { line, refused: '"id" is required.' };
-  if (!(id instanceof JsonNumber) || !id.isIntegerLiteral) return { line, refused: notAnIntegerId(id) };
-  const plantId = parseInt64(id.text);
-  if (plantId === undefined) return { line, refused: '"id" must fit in a signed 64-bit integer.' };
+  let plantId: bigint;
+  try {
+    plantId = plantIdOf(id);
+  } catch (error) {
+    if (error instanceof PlantValidationError) return { line, refused: error.message };
+    throw error;
+  }
   if (typeof name !== 'string') return { line, refused: '"name" must be a string.' };
   if (tag !== undefined && typeof tag !== 'string') return { line, refused: '"tag" must be a string (leave it out for no tag).' };
   return { line, plant: tag === undefined ? { id: plantId, name } : { id: plantId, name, tag } };

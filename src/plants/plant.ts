@@ -47,13 +47,14 @@ function checkText(field: string, value: JsonValue | undefined, maxLength: numbe
  * Why an `id` member that is not an integer literal is refused, for the client. Ids in quotes
  * are a common way to keep big integers exact elsewhere, so that case says more.
  */
-export function notAnIntegerId(value: JsonValue): string {
+function notAnIntegerId(value: JsonValue): string {
   if (value instanceof JsonNumber) return '"id" must be an integer written without fraction or exponent.';
   if (typeof value === 'string') return '"id" must be a JSON number, not a string: write the integer without quotes (every int64 is kept exactly).';
   return '"id" must be a JSON integer.';
 }
 
-function checkId(value: JsonValue | undefined): bigint {
+/** The `id` member of a NewPlant as an int64; throws a PlantValidationError saying what is wrong. */
+export function plantIdOf(value: JsonValue | undefined): bigint {
   if (value === undefined) throw new PlantValidationError('"id" is required.');
   if (!(value instanceof JsonNumber) || !value.isIntegerLiteral) throw new PlantValidationError(notAnIntegerId(value));
   // No int64 is longer than 20 characters ("-9223372036854775808"), and JSON allows no leading
@@ -71,7 +72,7 @@ export function checkTag(value: string): string {
 /** Checks a parsed body against the NewPlant rules; other fields are dropped. */
 export function toNewPlant(body: JsonValue): StoredPlant {
   if (!(body instanceof Map)) throw new PlantValidationError('The request body must be a JSON object.');
-  const id = checkId(body.get('id'));
+  const id = plantIdOf(body.get('id'));
   if (!body.has('name')) throw new PlantValidationError('"name" is required.');
   const name = checkText('name', body.get('name'), NAME_MAX_LENGTH);
   const tag = body.has('tag') ? checkText('tag', body.get('tag'), TAG_MAX_LENGTH) : null;
