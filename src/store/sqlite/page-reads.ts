@@ -28,9 +28,18 @@ export function pageSql(from: string, fields: PlantFields): string {
   return `SELECT ${plantJsonSql(fields)} FROM ${from} ORDER BY id LIMIT ? + 0`;
 }
 
-/** The id of the last of the first `?` plants. */
+/** The id of the last of the first `?` plants, for pages that do not show ids. */
 export function lastIdSql(from: string): string {
   return `SELECT max(id) FROM (SELECT id FROM ${from} ORDER BY id LIMIT ? + 0)`;
+}
+
+/** Where the id starts in a plant's JSON that shows it: plantJsonSql puts it first. */
+const ID_AT = '{"id":'.length;
+
+/** The id in a plant's JSON made by plantJsonSql with the id: `{"id":<integer>,…}` or `{"id":<integer>}`. */
+function idInJson(json: string): bigint {
+  const comma = json.indexOf(',', ID_AT);
+  return BigInt(json.slice(ID_AT, comma === -1 ? -1 : comma));
 }
 
 interface PageStatements {
@@ -61,7 +70,8 @@ export class PageReads {
     const plants = statements.plants.all(...params, query.limit + 1) as string[];
     if (plants.length <= query.limit) return { json: plants.join(','), nextAfter: undefined };
     plants.pop();
-    const nextAfter = statements.lastId.get(...params, query.limit) as bigint;
+    // A page that shows ids has its last one in hand; reading it again costs a statement.
+    const nextAfter = fields.id ? idInJson(plants[plants.length - 1] as string) : (statements.lastId.get(...params, query.limit) as bigint);
     return { json: plants.join(','), nextAfter };
   }
 }
