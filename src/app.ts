@@ -8,7 +8,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Authenticator } from './auth/bearer.js';
 import type { PendingToken } from './auth/principal.js';
 import { ApiError, errors } from './errors.js';
-import type { RequestContext } from './http/context.js';
+import { CLIENT_REQUEST_ID, type RequestContext } from './http/context.js';
 import { applyCors } from './http/cors.js';
 import type { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops-routes.js';
@@ -38,7 +38,6 @@ export interface AppParts {
   pipelines?: PipelineOrder;
 }
 
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CLIENT_CLOSED_REQUEST = 499;
 
 /**
@@ -97,7 +96,7 @@ export function buildApp(parts: AppParts): RequestListener {
   let requestCount = 0;
   function requestIdOf(req: IncomingMessage): string {
     const given = req.headers['x-request-id'];
-    if (typeof given === 'string' && SANE_REQUEST_ID.test(given)) return given;
+    if (typeof given === 'string' && CLIENT_REQUEST_ID.test(given)) return given;
     return `${requestIdPrefix}-${(++requestCount).toString(36)}`;
   }
 

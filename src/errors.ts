@@ -5,6 +5,8 @@
 
 const REALM = 'Bearer realm="plantstore"';
 
+const retryAfter = (seconds: number) => ({ 'retry-after': String(seconds) });
+
 /** A failure with an HTTP status, a message for the client, and extra response headers. */
 export class ApiError extends Error {
   constructor(
@@ -51,19 +53,12 @@ export const errors = {
   unsupportedMediaType: () => new ApiError(415, 'The request body must be sent with Content-Type: application/json.'),
   unsupportedContentEncoding: () =>
     new ApiError(415, 'The request body must be sent uncompressed; Content-Encoding is not supported.'),
-  rateLimited: (retryAfterSeconds: number) =>
-    new ApiError(429, 'Too many requests for this owner; wait before trying again.', { 'retry-after': String(retryAfterSeconds) }),
-  tooManyStreams: (perOwner: number, retryAfterSeconds: number) =>
-    new ApiError(
-      429,
-      `This owner already has ${perOwner} streamed lists open; finish one, or page with limit, before starting another.`,
-      { 'retry-after': String(retryAfterSeconds) },
-    ),
-  streamsBusy: (retryAfterSeconds: number) =>
-    new ApiError(503, 'The server is streaming as many lists as it can right now; try again shortly, or page with limit.', {
-      'retry-after': String(retryAfterSeconds),
-    }),
-  unavailable: (message = 'The service cannot reach its database right now; try again shortly.', retryAfterSeconds = 1) =>
-    new ApiError(503, message, { 'retry-after': String(retryAfterSeconds) }),
+  rateLimited: (seconds: number) => new ApiError(429, 'Too many requests for this owner; wait before trying again.', retryAfter(seconds)),
+  tooManyStreams: (perOwner: number, seconds: number) =>
+    new ApiError(429, `This owner already has ${perOwner} streamed lists open; finish one, or page with limit, before starting another.`, retryAfter(seconds)),
+  streamsBusy: (seconds: number) =>
+    new ApiError(503, 'The server is streaming as many lists as it can right now; try again shortly, or page with limit.', retryAfter(seconds)),
+  unavailable: (message = 'The service cannot reach its database right now; try again shortly.', seconds = 1) =>
+    new ApiError(503, message, retryAfter(seconds)),
   internal: () => new ApiError(500, 'The server failed unexpectedly; the failure has been logged.'),
 } as const;

@@ -126,7 +126,7 @@ export function briefReason(error: unknown): string {
 }
 
 /** One line for a failure at start, or undefined when it is none that an operator could fix by a setting. */
-export function explainStartFailure(error: unknown, settings: { databaseUrl: string; host: string; port: number }): string | undefined {
+function explainStartFailure(error: unknown, settings: { databaseUrl: string; host: string; port: number }): string | undefined {
   for (const detail of details(error)) {
     const line = listenFailure(detail, settings.host, settings.port);
     if (line !== undefined) return line;

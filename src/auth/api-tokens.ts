@@ -56,7 +56,7 @@ export async function issueToken(store: TokenStore, options: IssueOptions): Prom
 }
 
 /** The last moment a token may expire: both stores and ISO 8601's four-digit years end here. */
-export const LATEST_EXPIRY = new Date(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
+const LATEST_EXPIRY = new Date(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
 
 /** When a token issued at `now` for `lifetimeMs` expires; undefined when that is past LATEST_EXPIRY. */
 export function expiryAfter(now: Date, lifetimeMs: number): Date | undefined {
@@ -109,20 +109,14 @@ export class ApiTokenVerifier implements CredentialVerifier {
   /** Looks the token up now; throws 401 when it is missing, revoked or expired. */
   private confirm(digest: string): MaybePromise<void> {
     return andThen(this.store.findTokenByDigest(digest), (record) => {
-      if (!isValid(record, Date.now())) {
-        this.known.delete(digest);
-        throw errors.invalidToken();
-      }
+      if (!isValid(record, Date.now())) this.refuse(digest);
     });
   }
 
   /** The caller a record stands for; a missing, revoked or expired one is refused. */
   private admit(record: TokenRecord | undefined, digest: string): Principal {
     const now = Date.now();
-    if (!isValid(record, now)) {
-      this.known.delete(digest);
-      throw errors.invalidToken();
-    }
+    if (!isValid(record, now)) this.refuse(digest);
     let known = this.known.get(digest);
     if (known === undefined) {
       if (this.known.size >= MAX_KNOWN_TOKENS) this.known.clear();
@@ -138,12 +132,15 @@ export class ApiTokenVerifier implements CredentialVerifier {
   /** The caller of a token seen before, its revocation left to the store's statement. */
   private pending(known: KnownToken, digest: string): Principal {
     const now = Date.now();
-    if (known.expiresAt !== null && known.expiresAt <= now) {
-      this.known.delete(digest);
-      throw errors.invalidToken();
-    }
+    if (known.expiresAt !== null && known.expiresAt <= now) this.refuse(digest);
     this.touch(known, now);
     return known.principal;
+  }
+
+  /** Forgets a token that is no longer valid and refuses the request. */
+  private refuse(digest: string): never {
+    this.known.delete(digest);
+    throw errors.invalidToken();
   }
 
   /** Records "last used" at most once a minute per token, off the request's path. */

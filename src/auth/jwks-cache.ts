@@ -11,11 +11,11 @@
 import { createLocalJWKSet, errors as joseErrors, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
 
 /** How long one fetch of the key set may take. */
-export const JWKS_FETCH_TIMEOUT_MS = 3_000;
+const JWKS_FETCH_TIMEOUT_MS = 3_000;
 /** The set is refetched at most this often, so a rotated key works within this time. */
 export const JWKS_REFETCH_INTERVAL_MS = 5_000;
 /** Keys older than this are refreshed in the background, so a key the provider dropped stops working. */
-export const JWKS_MAX_AGE_MS = 10 * 60_000;
+const JWKS_MAX_AGE_MS = 10 * 60_000;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The key set cannot be fetched now and no cached key fits the token; retry after the given seconds. */

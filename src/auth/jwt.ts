@@ -9,9 +9,9 @@ import type { CredentialVerifier, Principal } from './principal.js';
 import { normalizeUserName } from './user-name.js';
 
 /** Algorithms accepted from a key set; HS256 is never among them, which stops algorithm confusion. */
-export const JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
+const JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 /** Allowed clock skew between plantstore and the identity provider, for `exp` and `nbf`. */
-export const CLOCK_TOLERANCE_SECONDS = 5;
+const CLOCK_TOLERANCE_SECONDS = 5;
 
 /** A compact JWS: three base64url segments (the last is empty for `alg: none`, rejected later). */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;

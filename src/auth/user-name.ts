@@ -5,7 +5,7 @@
  * cannot be two users that `token list` shows alike.
  */
 
-export const USER_NAME_MAX_LENGTH = 256;
+const USER_NAME_MAX_LENGTH = 256;
 
 /** Why a user name is refused; the message is one sentence about the name. */
 export class UserNameError extends Error {

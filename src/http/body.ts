@@ -13,7 +13,7 @@ const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
 
 /** `application/json`, compared case-insensitively, with no charset or a UTF-8 one. */
-export function isJsonMediaType(contentType: string | undefined): boolean {
+function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
   const semicolon = contentType.indexOf(';');
   const essence = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();

@@ -61,10 +61,10 @@ function parseFields(raw: string | undefined): PlantFields {
   return fields;
 }
 
-/** The `tag` filter follows the tag rules, so every store sees only text it can compare (PostgreSQL has no NUL). */
-function checkTagFilter(tag: string): void {
+/** Applies a plant rule to what a client sent: a broken rule is the client's 400. */
+export function byPlantRules<T>(apply: () => T): T {
   try {
-    checkTag(tag);
+    return apply();
   } catch (error) {
     if (error instanceof PlantValidationError) throw errors.badRequest(error.message);
     throw error;
@@ -91,7 +91,8 @@ export function parseListParams(query: string): ListParams {
     throw errors.badRequest('"after" must be a signed 64-bit integer written in decimal digits.');
   }
   const tag = values.get('tag');
-  if (tag !== undefined) checkTagFilter(tag);
+  // The tag filter follows the tag rules, so every store sees only text it can compare (PostgreSQL has no NUL).
+  if (tag !== undefined) byPlantRules(() => checkTag(tag));
   const rawFields = values.get('fields');
   return { limit, after, tag, fields: parseFields(rawFields), rawFields };
 }

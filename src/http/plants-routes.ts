@@ -3,12 +3,12 @@ import type { ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { READ, WRITE, type Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
-import { PlantValidationError, plantJson, plantsJson, toNewPlant, type StoredPlant } from '../plants/plant.js';
+import { plantJson, plantsJson, toNewPlant } from '../plants/plant.js';
 import type { PlantPage, PlantStore, TokenCheck } from '../store/store.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { readJsonBody } from './body.js';
 import type { RequestContext } from './context.js';
-import { checkNoParameters, nextLink, parseItemFields, parseListParams, parsePlantId, type ListParams } from './plant-query.js';
+import { byPlantRules, checkNoParameters, nextLink, parseItemFields, parseListParams, parsePlantId, type ListParams } from './plant-query.js';
 import { JSON_TYPE, sendEmpty, sendJson, startResponse } from './respond.js';
 import type { Operation } from './router.js';
 import type { StreamAdmission } from './stream-admission.js';
@@ -57,13 +57,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number, streams: Strea
   async function createPlant(ctx: RequestContext, { owner, pending }: Principal): Promise<void> {
     checkNoParameters(ctx.query);
     const body = await readJsonBody(ctx.req, ctx.res, bodyLimit);
-    let plant: StoredPlant;
-    try {
-      plant = toNewPlant(body);
-    } catch (error) {
-      if (error instanceof PlantValidationError) throw errors.badRequest(error.message);
-      throw error;
-    }
+    const plant = byPlantRules(() => toNewPlant(body));
     const { outcome, stored } = await store.createPlant(owner, plant, pending);
     if (outcome === 'conflict') throw errors.plantConflict();
     sendJson(ctx, 200, plantJson(stored), { location: `/plants/${stored.id}` });

@@ -3,12 +3,10 @@
  * that several operations share. Each Error response pins `error` to its own status.
  */
 import { INT32_MAX } from '../../plants/int64.js';
+import { CLIENT_REQUEST_ID } from '../context.js';
 import { examples, type ErrorExamples } from './error-examples.js';
 import { TEXT_PATTERN } from './schemas.js';
 import type { HeaderObject, JsonSchema, ParameterObject, Reference, ResponseObject } from './types.js';
-
-/** The X-Request-Id values plantstore echoes; anything else is replaced by a fresh id. */
-export const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
 
 export const headers: Record<string, HeaderObject> = {
   'X-Request-Id': {
@@ -16,7 +14,7 @@ export const headers: Record<string, HeaderObject> = {
       "On every response: the client's own X-Request-Id when it matches the pattern, otherwise a fresh id. " +
       'Log lines about the request carry the same id.',
     required: true,
-    schema: { type: 'string', pattern: REQUEST_ID_PATTERN },
+    schema: { type: 'string', pattern: CLIENT_REQUEST_ID.source },
   },
   Location: {
     description: 'The path of the plant: /plants/{id}, with the id exactly as stored.',
@@ -82,7 +80,7 @@ export function withRequestId(...names: string[]): Record<string, Reference> {
 }
 
 /** The Error schema with `error` pinned to this response's status. */
-export function errorSchema(status: number): JsonSchema {
+function errorSchema(status: number): JsonSchema {
   return { allOf: [ref('schemas', 'Error'), { type: 'object', properties: { error: { const: status } } }] };
 }
 
@@ -147,7 +145,7 @@ export const parameters: Record<string, ParameterObject> = {
     name: 'X-Request-Id',
     in: 'header',
     description: 'Optional id for tracing this request; echoed on the response when it matches the pattern.',
-    schema: { type: 'string', pattern: REQUEST_ID_PATTERN },
+    schema: { type: 'string', pattern: CLIENT_REQUEST_ID.source },
   },
 };
 

@@ -4,6 +4,7 @@
  * without reading the code, and the Error answer of each status.
  */
 import { READ, WRITE } from '../../auth/principal.js';
+import { CLIENT_REQUEST_ID } from '../context.js';
 import { examples, type ErrorExamples } from './error-examples.js';
 
 /** Every status an Error can carry, with its examples; all from the real error list. */
@@ -79,7 +80,7 @@ absent one (404 on DELETE, absent from GET). All tokens of one user share that u
 
 ## HTTP details
 
-- Every response carries \`X-Request-Id\`: the client's own value when it matches \`^[A-Za-z0-9._:-]{1,128}$\`,
+- Every response carries \`X-Request-Id\`: the client's own value when it matches \`${CLIENT_REQUEST_ID.source}\`,
   otherwise a fresh id.
 - Every response carries \`X-Content-Type-Options: nosniff\` and \`Cache-Control: no-store\`, except the files of this
   page under \`/docs/\`, which may be cached for an hour.

@@ -4,9 +4,9 @@
  */
 import { READ, WRITE } from '../../auth/principal.js';
 import { ApiError, errors } from '../../errors.js';
-import { PlantValidationError, toNewPlant } from '../../plants/plant.js';
+import { toNewPlant } from '../../plants/plant.js';
 import { parseJson } from '../../util/strict-json.js';
-import { parseListParams, parsePlantId } from '../plant-query.js';
+import { byPlantRules, parseListParams, parsePlantId } from '../plant-query.js';
 import { STREAM_RETRY_AFTER_SECONDS } from '../stream-admission.js';
 
 /** An OpenAPI Example Object holding an Error body. */
@@ -27,7 +27,6 @@ function thrownBy(check: () => unknown): ApiError {
     check();
   } catch (error) {
     if (error instanceof ApiError) return error;
-    if (error instanceof PlantValidationError) return errors.badRequest(error.message);
     throw error;
   }
   throw new Error('an example check did not fail');
@@ -35,8 +34,8 @@ function thrownBy(check: () => unknown): ApiError {
 
 export const examples = {
   createBadBody: {
-    missingName: example('POST /plants with a body without a name', thrownBy(() => toNewPlant(parseJson('{"id":7}')))),
-    fractionId: example('POST /plants with the id 7.5', thrownBy(() => toNewPlant(parseJson('{"id":7.5,"name":"Fern"}')))),
+    missingName: example('POST /plants with a body without a name', thrownBy(() => byPlantRules(() => toNewPlant(parseJson('{"id":7}'))))),
+    fractionId: example('POST /plants with the id 7.5', thrownBy(() => byPlantRules(() => toNewPlant(parseJson('{"id":7.5,"name":"Fern"}'))))),
   },
   listBadQuery: {
     badLimit: example('GET /plants?limit=-1', thrownBy(() => parseListParams('limit=-1'))),

@@ -120,6 +120,13 @@ const listPlants: OperationObject = {
   },
 };
 
+const NO_SUCH_PLANT = errorResponse(
+  404,
+  'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.',
+  examples.plantNotFound,
+  ...RATE_LIMIT_HEADERS,
+);
+
 const getPlant: OperationObject = {
   operationId: 'getPlant',
   summary: 'Get one of the caller’s plants',
@@ -137,12 +144,7 @@ const getPlant: OperationObject = {
     },
     400: errorResponse(400, 'The id is not a decimal int64, or `fields` is malformed, or the query has another parameter.', examples.badId, ...RATE_LIMIT_HEADERS),
     ...common(READ),
-    404: errorResponse(
-      404,
-      'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.',
-      examples.plantNotFound,
-      ...RATE_LIMIT_HEADERS,
-    ),
+    404: NO_SUCH_PLANT,
   },
 };
 
@@ -161,12 +163,7 @@ const deletePlant: OperationObject = {
     400: errorResponse(400, 'The id is not a decimal int64 (text, fraction, out of range, or empty as in DELETE /plants/), or the ' +
         'request has a query parameter (a delete takes none).', examples.badId, ...RATE_LIMIT_HEADERS),
     ...common(WRITE),
-    404: errorResponse(
-      404,
-      'The caller has no plant with this id: it never existed, was deleted, or belongs to another owner.',
-      examples.plantNotFound,
-      ...RATE_LIMIT_HEADERS,
-    ),
+    404: NO_SUCH_PLANT,
   },
 };
 

@@ -7,7 +7,7 @@ import { examples } from './error-examples.js';
 import type { JsonSchema } from './types.js';
 
 /** The characters a name or tag may not contain: C0 controls and DEL. */
-export const CONTROL_CLASS = '\\u0000-\\u001F\\u007F';
+const CONTROL_CLASS = '\\u0000-\\u001F\\u007F';
 
 /**
  * Unicode White_Space outside CONTROL_CLASS, spelled out rather than as `\p{White_Space}`
@@ -19,7 +19,7 @@ export const WHITE_SPACE_CLASS = '\\u0020\\u0085\\u00A0\\u1680\\u2000-\\u200A\\u
 export const TEXT_PATTERN = `^[^${CONTROL_CLASS}]*[^${CONTROL_CLASS}${WHITE_SPACE_CLASS}][^${CONTROL_CLASS}]*$`;
 
 /** Every status an Error body can carry: the API's, and those of what the HTTP parser refuses (408, 417, 431). */
-export const ERROR_STATUSES = [400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 429, 431, 500, 503] as const;
+const ERROR_STATUSES = [400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 429, 431, 500, 503] as const;
 
 const TEXT_RULES =
   'Counted in Unicode code points; no control characters (U+0000–U+001F, U+007F); not only Unicode White_Space; ' +

@@ -13,9 +13,9 @@ export const CONNECT_TIMEOUT_MS = 3_000;
  */
 export const POOL_WAIT_MS = 10_000;
 /** The server cancels a statement running longer than this. */
-export const STATEMENT_TIMEOUT_MS = 4_000;
+const STATEMENT_TIMEOUT_MS = 4_000;
 /** The client gives up on an answer after this, for when the server or the network went silent. */
-export const QUERY_TIMEOUT_MS = 5_000;
+const QUERY_TIMEOUT_MS = 5_000;
 /** The server ends a transaction left idle this long; a safety net, streams close their own. */
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 5 * 60_000;
 

@@ -12,7 +12,7 @@ import { plantFilter } from './plant-filter.js';
  * plantJson as an SQL expression. json_quote escapes a string as JSON.stringify does for every
  * text the plant rules admit (no lone surrogates), and an integer prints exactly.
  */
-export function plantJsonSql(fields: PlantFields): string {
+function plantJsonSql(fields: PlantFields): string {
   const members: string[] = [];
   if (fields.id) members.push("'id', id");
   if (fields.name) members.push("'name', name");

@@ -15,7 +15,7 @@ import { plantFilter, type PlantRow } from './plant-filter.js';
 import { mapSqliteErrors } from './sqlite-errors.js';
 
 /** Default cap on snapshot connections, the same as STREAMS_PER_PROCESS's default. */
-export const DEFAULT_SNAPSHOT_CONNECTIONS = 32;
+const DEFAULT_SNAPSHOT_CONNECTIONS = 32;
 /** An idle snapshot connection is closed after this; a busy server reuses it before then. */
 export const SNAPSHOT_IDLE_CLOSE_MS = 3_000;
 /** Page cache per snapshot connection, in KiB: a stream reads each page once, so caching buys little. */
