@@ -1,4 +1,8 @@
-/** The event loop's side of the writer thread: one batch at a time, answered by a promise. */
+/**
+ * The event loop's side of the writer thread: one batch at a time, answered by a promise. A
+ * thread that dies is started again after a pause that doubles while it keeps dying, so a
+ * failure that passes (a full disk, a lock) does not leave the store unwritable for good.
+ */
 import { Worker } from 'node:worker_threads';
 import { StoreUnavailableError } from '../../errors.js';
 import type { BatchOutcome } from './writer-thread.js';
@@ -9,26 +13,24 @@ interface Waiting {
   reject: (error: Error) => void;
 }
 
-export class Writer {
-  private readonly thread: Worker;
-  private waiting: Waiting | undefined;
-  private broken: Error | undefined;
+const FIRST_RESTART_MS = 100;
+const LAST_RESTART_MS = 10_000;
 
-  constructor(path: string) {
-    this.thread = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { path } });
-    this.thread.unref(); // an idle writer does not keep a finished command alive
-    this.thread.on('message', (outcome: BatchOutcome) => {
-      const waiting = this.take();
-      if ('results' in outcome) waiting?.resolve(outcome.results);
-      else waiting?.reject(new StoreUnavailableError(`SQLite write failed (${outcome.failure.code ?? 'unknown'}): ${outcome.failure.message}`));
-    });
-    this.thread.on('error', (error) => this.fail(error));
-    this.thread.on('exit', (code) => this.fail(new Error(`the SQLite writer thread exited (${code})`)));
+export class Writer {
+  private thread: Worker;
+  private waiting: Waiting | undefined;
+  /** Why writes are refused now: the thread died and is not running again yet, or the writer is closed. */
+  private down: Error | undefined;
+  private closed = false;
+  private restartMs = FIRST_RESTART_MS;
+
+  constructor(private readonly path: string) {
+    this.thread = this.start();
   }
 
   /** Runs one batch in one transaction; resolves once it is committed and synced. One at a time. */
   run(ops: WriteOp[]): Promise<WriteResult[]> {
-    if (this.broken !== undefined) return Promise.reject(this.broken);
+    if (this.down !== undefined) return Promise.reject(this.down);
     if (this.waiting !== undefined) return Promise.reject(new Error('Writer.run called while a batch is running'));
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
@@ -37,14 +39,36 @@ export class Writer {
     });
   }
 
-  /** Throws once the thread has died: every write would fail, so the store is not ready. */
+  /** Throws while the thread is down: every write would fail, so the store is not ready. */
   checkAlive(): void {
-    if (this.broken !== undefined) throw this.broken;
+    if (this.down !== undefined) throw this.down;
   }
 
   async close(): Promise<void> {
-    this.broken ??= new Error('the SQLite store is closed');
+    this.closed = true;
+    this.down = new Error('the SQLite store is closed');
     await this.thread.terminate();
+  }
+
+  private start(): Worker {
+    const thread = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { path: this.path } });
+    thread.unref(); // an idle writer does not keep a finished command alive
+    thread.on('message', (outcome: BatchOutcome) => {
+      const waiting = this.take();
+      if ('results' in outcome) {
+        this.restartMs = FIRST_RESTART_MS;
+        waiting?.resolve(outcome.results);
+      } else {
+        waiting?.reject(new StoreUnavailableError(`SQLite write failed (${outcome.failure.code ?? 'unknown'}): ${outcome.failure.message}`));
+      }
+    });
+    let failure: Error | undefined;
+    thread.on('error', (error) => {
+      failure = error;
+    });
+    // 'exit' follows an 'error' too.
+    thread.on('exit', (code) => this.died(failure ?? new Error(`the SQLite writer thread exited (${code})`)));
+    return thread;
   }
 
   private take(): Waiting | undefined {
@@ -54,8 +78,17 @@ export class Writer {
     return waiting;
   }
 
-  private fail(error: Error): void {
-    this.broken ??= new StoreUnavailableError(`SQLite writes are unavailable: ${error.message}`, { cause: error });
-    this.take()?.reject(this.broken);
+  /** A batch under way when the thread died may or may not have been committed: its callers get the 503 that says so. */
+  private died(cause: Error): void {
+    if (this.closed) return;
+    this.down = new StoreUnavailableError(`SQLite writes are unavailable: ${cause.message}`, { cause });
+    this.take()?.reject(this.down);
+    const pause = this.restartMs;
+    this.restartMs = Math.min(pause * 2, LAST_RESTART_MS);
+    setTimeout(() => {
+      if (this.closed) return;
+      this.thread = this.start();
+      this.down = undefined;
+    }, pause).unref();
   }
 }
