@@ -115,11 +115,13 @@ settingOptions(
   token
     .command('create')
     .description('create an API token and print it, and nothing else, on stdout')
-    .requiredOption('--user <name>', 'the user the token acts for; all tokens of one user share its plants')
+    // Checked in the action, not by commander, which would report it missing before a misspelt flag.
+    .option('--user <name>', 'the user the token acts for; all tokens of one user share its plants (required)')
     .option('--read-only', 'grant only plants:read (default: plants:read and plants:write)')
     .option('--expires-in <duration>', 'lifetime such as 90s, 30m, 12h or 30d (default: never expires)'),
   DATABASE_SETTINGS,
-).action(async (options: { user: string; readOnly?: boolean; expiresIn?: string }, command: Command) => {
+).action(async (options: { user?: string; readOnly?: boolean; expiresIn?: string }, command: Command) => {
+  if (options.user === undefined) command.error("required option '--user <name>' not specified");
   const expiresInMs = options.expiresIn === undefined ? undefined : parseDuration(options.expiresIn);
   if (options.expiresIn !== undefined && expiresInMs === undefined) {
     throw new UsageError('--expires-in must look like 90s, 30m, 12h or 30d');

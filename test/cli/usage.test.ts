@@ -38,6 +38,7 @@ describe('a command line plantstore cannot run', () => {
     ['a misspelt flag', ['serve', '--prot', '1'], /^plantstore: unknown option '--prot' \(Did you mean --port\?\); see plantstore serve --help$/],
     ['an unknown flag of a subcommand', ['token', 'list', '--yaml'], /^plantstore: unknown option '--yaml'; see plantstore token list --help$/],
     ['a missing required flag', ['token', 'create'], /^plantstore: required option '--user <name>' not specified; see plantstore token create --help$/],
+    ['a misspelt required flag', ['token', 'create', '--usr', 'alice'], /^plantstore: unknown option '--usr' \(Did you mean --user\?\); see plantstore token create --help$/],
     ['a missing argument', ['token', 'revoke'], /^plantstore: missing required argument 'token-id'; see plantstore token revoke --help$/],
     ['an extra argument', ['migrate', 'now'], /^plantstore: too many arguments for 'migrate'\. Expected 0 arguments but got 1\.; see plantstore migrate --help$/],
     ['a missing backup file', ['backup'], /^plantstore: missing required argument 'file'; see plantstore backup --help$/],
