@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { issueToken } from './auth/api-tokens.js';
 import { buildAuthenticator } from './auth/build-authenticator.js';
-import { answerClientErrors } from './http/client-error.js';
+import { respondToClientErrors } from './http/client-error.js';
 import { PipelineOrder } from './http/pipelining.js';
 import { Metrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
@@ -91,7 +91,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   // Without this node sends `100 Continue` before the app has seen the request; body.ts sends it
   // once the token and headers passed.
   server.on('checkContinue', app);
-  answerClientErrors(server, pipelines);
+  respondToClientErrors(server, pipelines);
   try {
     await rateLimiter?.started;
     await new Promise<void>((resolve, reject) => {

@@ -35,13 +35,13 @@ export function nodeFetch({ maxSockets, timeoutMs = 60_000 }: NodeFetchOptions):
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
         response.on('end', () => {
-          const answer = new Headers();
+          const headers = new Headers();
           for (const [name, value] of Object.entries(response.headers)) {
-            if (value !== undefined) answer.set(name, Array.isArray(value) ? value.join(', ') : value);
+            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
           const status = response.statusCode ?? 0;
           const body = status === 204 || status === 304 ? null : Buffer.concat(chunks);
-          resolve(new Response(body, { status, statusText: response.statusMessage ?? '', headers: answer }));
+          resolve(new Response(body, { status, statusText: response.statusMessage ?? '', headers }));
         });
       });
       request.end(typeof init.body === 'string' ? init.body : undefined);

@@ -13,7 +13,7 @@ interface ParserError extends Error {
 }
 
 /** The status and sentence for a parser error, as node's own handler picks the status. */
-function answerFor(error: ParserError): { status: number; reason: string; message: string } {
+function responseFor(error: ParserError): { status: number; reason: string; message: string } {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     return { status: 431, reason: 'Request Header Fields Too Large', message: 'The request headers are larger than the server accepts.' };
   }
@@ -23,9 +23,9 @@ function answerFor(error: ParserError): { status: number; reason: string; messag
   return { status: 400, reason: 'Bad Request', message: 'The request is not well-formed HTTP/1.1.' };
 }
 
-/** The raw bytes of the answer to a request the parser rejected. */
-function clientErrorAnswer(error: ParserError): string {
-  const { status, reason, message } = answerFor(error);
+/** The raw bytes of the response to a request the parser rejected. */
+function clientErrorResponse(error: ParserError): string {
+  const { status, reason, message } = responseFor(error);
   return rawError(status, reason, message);
 }
 
@@ -49,7 +49,7 @@ function rawError(status: number, reason: string, message: string): string {
  * Requests node takes away from the app: CONNECT (plantstore is no proxy) and an Expect
  * other than 100-continue (417). Both get an Error body like every other refusal.
  */
-function answerDivertedRequests(server: Server): void {
+function respondToDivertedRequests(server: Server): void {
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     socket.end(rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
   });
@@ -74,21 +74,21 @@ function answerDivertedRequests(server: Server): void {
  * latest response. A request cut short by the error, and not yet answered, can never be: the
  * Error is its answer.
  */
-export function answerClientErrors(server: Server, requests: PipelineOrder): void {
-  answerDivertedRequests(server);
+export function respondToClientErrors(server: Server, requests: PipelineOrder): void {
+  respondToDivertedRequests(server);
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const answer = clientErrorAnswer(error);
+    const response = clientErrorResponse(error);
     const res = requests.latestOn(socket);
-    const answerComing = res !== undefined && !res.writableFinished && !res.destroyed && (res.req.complete || res.headersSent);
-    if (!answerComing) {
-      socket.end(answer);
+    const responseComing = res !== undefined && !res.writableFinished && !res.destroyed && (res.req.complete || res.headersSent);
+    if (!responseComing) {
+      socket.end(response);
       return;
     }
-    res.once('finish', () => socket.end(answer));
+    res.once('finish', () => socket.end(response));
     res.once('close', () => {
       if (!res.writableFinished) socket.destroy();
     });

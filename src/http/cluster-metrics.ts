@@ -16,7 +16,7 @@ interface ScrapeRequest {
   id: number;
 }
 
-interface ScrapeAnswer {
+interface ScrapeReply {
   type: typeof SCRAPED;
   id: number;
   text?: string;
@@ -32,13 +32,13 @@ export function aggregateWorkerMetrics(): void {
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
     if (!isMessage<ScrapeRequest>(message, SCRAPE)) return;
-    const answer = (reply: ScrapeAnswer) => {
-      // The worker that asked may have died while the sum was made: its answer has nowhere to go.
-      if (worker.isConnected()) worker.send(reply, () => {});
+    const reply = (scraped: ScrapeReply) => {
+      // The worker that asked may have died while the sum was made: its reply has nowhere to go.
+      if (worker.isConnected()) worker.send(scraped, () => {});
     };
     aggregator.clusterMetrics().then(
-      (text) => answer({ type: SCRAPED, id: message.id, text }),
-      (error: Error) => answer({ type: SCRAPED, id: message.id, error: error.message }),
+      (text) => reply({ type: SCRAPED, id: message.id, text }),
+      (error: Error) => reply({ type: SCRAPED, id: message.id, error: error.message }),
     );
   });
 }
@@ -60,20 +60,20 @@ export function metricsReader(registry: Registry): () => Promise<string> {
   joinMetricsAggregation();
   AggregatorRegistry.setRegistries([registry]);
   const send = process.send.bind(process);
-  const waiting = new Map<number, (answer: ScrapeAnswer) => void>();
+  const waiting = new Map<number, (reply: ScrapeReply) => void>();
   let nextId = 0;
   process.on('message', (message: unknown) => {
-    if (isMessage<ScrapeAnswer>(message, SCRAPED)) waiting.get(message.id)?.(message);
+    if (isMessage<ScrapeReply>(message, SCRAPED)) waiting.get(message.id)?.(message);
   });
   return () =>
     new Promise<string>((resolve, reject) => {
       const id = nextId++;
       const timer = setTimeout(() => settle({ type: SCRAPED, id, error: 'the supervisor did not answer' }), SCRAPE_TIMEOUT_MS);
-      const settle = (answer: ScrapeAnswer) => {
+      const settle = (reply: ScrapeReply) => {
         clearTimeout(timer);
         waiting.delete(id);
-        if (answer.text !== undefined) resolve(answer.text);
-        else reject(new Error(`cannot sum the workers' metrics: ${answer.error}`));
+        if (reply.text !== undefined) resolve(reply.text);
+        else reject(new Error(`cannot sum the workers' metrics: ${reply.error}`));
       };
       waiting.set(id, settle);
       send({ type: SCRAPE, id } satisfies ScrapeRequest);
