@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { issueToken } from '../../src/auth/api-tokens.js';
 import { StoreUnavailableError } from '../../src/errors.js';
@@ -165,6 +166,26 @@ for (const kind of storeKinds()) {
       }
     });
 
+    if (kind === 'sqlite') {
+      test('a SQLite file another process keeps locked → 503 with Retry-After; writes succeed once it lets go', async (t) => {
+        const server = await startTestServer(t, kind);
+        const user = await server.user();
+        const locker = new Database(server.settings.databaseUrl.slice('sqlite:'.length));
+        t.after(() => locker.close());
+        locker.exec('BEGIN EXCLUSIVE');
+        const started = Date.now();
+        const refused = await user.request('/plants', { method: 'POST', json: '{"id":1,"name":"Fern"}' });
+        const body = await assertError(refused, 503);
+        assert.ok(refused.headers.get('retry-after') !== null);
+        assert.doesNotMatch(body.message as string, /SQLITE|locked/);
+        assert.ok(Date.now() - started < 15_000, 'the refusal comes after the busy timeout, not never');
+        locker.exec('COMMIT');
+        const created = await user.request('/plants', { method: 'POST', json: '{"id":1,"name":"Fern"}' });
+        assert.equal(created.status, 200);
+        assert.deepEqual(await (await user.request('/plants?limit=5&fields=id,name')).json(), [{ id: 1, name: 'Fern' }]);
+      });
+    }
+
     test('a database that is down while the token is checked → 503, not 401', async (t) => {
       const server = await startTestServer(t, kind);
       const user = await server.user();
@@ -189,6 +210,7 @@ for (const kind of storeKinds()) {
       };
       const response = await authorizedFetch(`${running.url}/plants?limit=1`, issued.token, { headers: { 'x-request-id': 'trace-500-test' } });
       await assertError(response, 500);
+      assert.equal(response.headers.get('x-request-id'), 'trace-500-test');
       await authorizedFetch(`${running.url}/plants`, issued.token, { method: 'POST', json: '{"id":1,"name":"Fern"}' });
       const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
       const failure = records.find((record) => record.reqId === 'trace-500-test' && typeof record.level === 'number' && record.level >= 50);
