@@ -7,6 +7,8 @@ import { call, mint, signingKey, startJwksServer } from './jwt-fixtures.js';
 
 describe('key rotation at the identity provider', { concurrency: true }, () => {
   test('a new kid published in the key set is accepted without a restart', async (t) => {
+    // The contract bounds the wait for a rotated key; the sleeps below use this interval.
+    assert.ok(JWKS_REFETCH_INTERVAL_MS <= 5_000, 'an unknown kid refetches the set within 5 s');
     const first = await signingKey('RS256');
     const jwks = await startJwksServer(t, [first]);
     const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url });

@@ -56,6 +56,13 @@ for (const kind of storeKinds()) {
       assert.deepEqual(await listed(user), [{ name: 'Ivy', tag: 'vine' }]);
     });
 
+    test('same id stored without a tag, sent again with one: 409 and the plant keeps no tag', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      assert.equal((await post(user, '{"id":4,"name":"Moss"}')).status, 200);
+      await assertError(await post(user, '{"id":4,"name":"Moss","tag":"ground"}'), 409);
+      assert.deepEqual(await listed(user), [{ name: 'Moss' }]);
+    });
+
     test('concurrent creates of one id with different bodies: exactly one 200, all others 409, the stored plant is the 200', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
       const names = Array.from({ length: 20 }, (_, i) => `Racer ${i}`);
