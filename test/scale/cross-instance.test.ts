@@ -1,19 +1,19 @@
 /**
- * Two plantstore processes on one PostgreSQL database behave as one service: concurrent
- * creates across them have one winner, a revocation on one counts on the other at once, and a
- * plant made on one is listed and deleted on the other.
+ * Two plantstore processes on one database (a PostgreSQL database, or one SQLite file) behave
+ * as one service: concurrent creates across them have one winner, a revocation on one counts
+ * on the other at once, and a plant made on one is listed and deleted on the other.
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { issueToken } from '../../src/auth/api-tokens.js';
 import { openStore } from '../../src/store/open-store.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
-import { authorizedFetch, postgresUrlOrSkipReason, uniqueName } from '../helpers/server.js';
+import { join } from 'node:path';
+import { authorizedFetch, postgresUrlOrSkipReason, tempDir, uniqueName } from '../helpers/server.js';
 
 const postgres = postgresUrlOrSkipReason();
 
-async function twoInstancesAndAUser(t: TestContext) {
-  const databaseUrl = postgres.url as string;
+async function twoInstancesAndAUser(t: TestContext, databaseUrl: string) {
   const env = { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' };
   const [a, b] = await Promise.all([startServerProcess(t, env), startServerProcess(t, env)]);
   const store = await openStore({ databaseUrl, databasePoolSize: 1 });
@@ -25,9 +25,14 @@ async function twoInstancesAndAUser(t: TestContext) {
   return { databaseUrl, token: issued, a: on(a), b: on(b) };
 }
 
-describe('two instances on one postgres database', { skip: postgres.reason }, () => {
+const databases: [string, (t: TestContext) => string, string | undefined][] = [
+  ['one SQLite file', (t) => `sqlite:${join(tempDir(t), 'plantstore.db')}`, undefined],
+  ['one PostgreSQL database', () => postgres.url as string, postgres.reason],
+];
+
+for (const [database, urlFor, skip] of databases) describe(`two instances on ${database}`, { skip }, () => {
   test('50 concurrent creates of one id with different bodies, spread over both, give exactly one 200', async (t) => {
-    const { a, b } = await twoInstancesAndAUser(t);
+    const { a, b } = await twoInstancesAndAUser(t, urlFor(t));
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b)('/plants', { method: 'POST', json: { id: 77, name: `body ${i}` } })),
     );
@@ -39,7 +44,7 @@ describe('two instances on one postgres database', { skip: postgres.reason }, ()
   });
 
   test('a token revoked through one instance is refused by the other on the next request', async (t) => {
-    const { databaseUrl, token, a, b } = await twoInstancesAndAUser(t);
+    const { databaseUrl, token, a, b } = await twoInstancesAndAUser(t, urlFor(t));
     assert.equal((await a('/plants')).status, 200);
     assert.equal((await b('/plants')).status, 200);
     const revoked = await runCli(['token', 'revoke', token.record.id], { DATABASE_URL: databaseUrl });
@@ -49,7 +54,7 @@ describe('two instances on one postgres database', { skip: postgres.reason }, ()
   });
 
   test('a plant created on one instance is listed and deletable on the other', async (t) => {
-    const { a, b } = await twoInstancesAndAUser(t);
+    const { a, b } = await twoInstancesAndAUser(t, urlFor(t));
     assert.equal((await a('/plants', { method: 'POST', json: '{"id":9007199254740993,"name":"Fern","tag":"green"}' })).status, 200);
     assert.deepEqual(await (await b('/plants')).json(), [{ name: 'Fern', tag: 'green' }]);
     assert.equal((await b('/plants/9007199254740993', { method: 'DELETE' })).status, 204);
