@@ -63,7 +63,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     ...settings,
     endOfTurn,
     registry: metrics.registry,
-    onConnectionError: (err) => logger.warn({ err }, 'a database connection broke; the next query reconnects'),
+    onConnectionError: (err) => logger.warn({ err }, 'a database connection broke; the store opens another'),
     onWriteBatch: (size, seconds) => metrics.observeWriteBatch(size, seconds),
     streamConnections: settings.streamsPerProcess,
   });

@@ -8,7 +8,7 @@ import { sqlitePath } from './sqlite/connection.js';
 export interface StoreOptions {
   databaseUrl: string;
   databasePoolSize: number;
-  /** Told when an idle PostgreSQL connection breaks; the store reconnects by itself. */
+  /** Told when an idle PostgreSQL connection breaks, or SQLite's writer thread dies; the store reconnects by itself. */
   onConnectionError?: (error: Error) => void;
   /** Where a PostgreSQL store shows its connection pool figures. */
   registry?: Registry;

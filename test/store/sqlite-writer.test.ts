@@ -23,6 +23,33 @@ test('a writer thread that dies refuses the write under way and fails checkAlive
   await assert.rejects(writer.run([...touch]), StoreUnavailableError);
 });
 
+test('while new threads die as they open the database, the writer stays down and says so each time', async (t) => {
+  const file = join(tempDir(t), 'a-file');
+  writeFileSync(file, '');
+  const deaths: string[] = [];
+  const writer = new Writer(join(file, 'plantstore.db'), (error) => deaths.push(error.message));
+  t.after(() => writer.close());
+  await assert.rejects(writer.run([...touch]), StoreUnavailableError);
+  const until = Date.now() + 800; // several restarts: 0.1, 0.2 and 0.4 s apart
+  while (Date.now() < until) {
+    assert.throws(() => writer.checkAlive(), StoreUnavailableError, 'a thread that has not opened the database is not ready');
+    await sleep(2);
+  }
+  assert.ok(deaths.length >= 3, `deaths reported: ${deaths.length}`);
+  assert.match(deaths[0] as string, /writer thread died .*another starts in 100 ms/);
+  assert.match(deaths[1] as string, /another starts in 200 ms/);
+});
+
+test('closing the writer during a batch settles that batch', async (t) => {
+  const dir = tempDir(t);
+  await (await SqliteStore.open(join(dir, 'plantstore.db'))).close();
+  const writer = new Writer(join(dir, 'plantstore.db'));
+  await writer.run([...touch]);
+  const pending = writer.run([...touch]);
+  await writer.close();
+  await assert.rejects(pending, StoreUnavailableError);
+});
+
 test('a writer thread that died is started again, and writes succeed once its cause is gone', async (t) => {
   const dir = join(tempDir(t), 'db');
   writeFileSync(dir, ''); // in the way of the database's directory: the first threads die

@@ -31,6 +31,8 @@ export interface SqliteStoreOptions {
   onWriteBatch?: (size: number, seconds: number) => void;
   /** Most snapshot connections open at once for streamed lists. */
   streamConnections?: number;
+  /** Told when the writer thread died; the store starts another by itself. */
+  onConnectionError?: (error: Error) => void;
 }
 
 function prepareReads(db: Database.Database) {
@@ -84,7 +86,7 @@ export class SqliteStore implements Store {
     this.pages = new PageReads(db);
     const endOfTurn = options.endOfTurn ?? new EndOfTurn();
     this.reads = new TurnReads(db, endOfTurn);
-    this.thread = new Writer(path);
+    this.thread = new Writer(path, options.onConnectionError);
     const commit = async (ops: WriteOp[]) => {
       const results = await this.thread.run(ops);
       this.reads.end(); // before anyone is told: a read after the response sees the write

@@ -10,10 +10,14 @@ import { prepareWriter, type WriteOp, type WriteResult } from './write-ops.js';
 /** What the thread answers for each batch. */
 export type BatchOutcome = { results: WriteResult[] } | { failure: { code: string | undefined; message: string } };
 
+/** What the thread posts: once `ready` when its connection is open, then one BatchOutcome per batch. */
+export type ThreadMessage = { ready: true } | BatchOutcome;
+
 const port = parentPort;
 if (port === null) throw new Error('writer-thread.js runs only as a worker thread');
 const db = openConnection((workerData as { path: string }).path);
 const runBatch = prepareWriter(db);
+port.postMessage({ ready: true } satisfies ThreadMessage);
 
 port.on('message', (ops: WriteOp[]) => {
   let outcome: BatchOutcome;

@@ -1,11 +1,12 @@
 /**
  * The event loop's side of the writer thread: one batch at a time, answered by a promise. A
- * thread that dies is started again after a pause that doubles while it keeps dying, so a
- * failure that passes (a full disk, a lock) does not leave the store unwritable for good.
+ * failed statement is a failed batch, not a dead thread; a thread dies of a bug, or as it
+ * opens the database (its directory gone or not writable). A dead thread is started again after
+ * a pause that doubles while new threads die before they have opened the database.
  */
 import { Worker } from 'node:worker_threads';
 import { StoreUnavailableError } from '../../errors.js';
-import type { BatchOutcome } from './writer-thread.js';
+import type { ThreadMessage } from './writer-thread.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 
 interface Waiting {
@@ -19,12 +20,16 @@ const LAST_RESTART_MS = 10_000;
 export class Writer {
   private thread: Worker;
   private waiting: Waiting | undefined;
-  /** Why writes are refused now: the thread died and is not running again yet, or the writer is closed. */
+  /** Why writes are refused now: the thread died and its successor has not opened the database yet, or the writer is closed. */
   private down: Error | undefined;
   private closed = false;
   private restartMs = FIRST_RESTART_MS;
 
-  constructor(private readonly path: string) {
+  constructor(
+    private readonly path: string,
+    /** Told, for the log, that the thread died and when another starts. */
+    private readonly onDied: (error: Error) => void = () => {},
+  ) {
     this.thread = this.start();
   }
 
@@ -46,21 +51,22 @@ export class Writer {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.down = new Error('the SQLite store is closed');
+    this.down = new StoreUnavailableError('the SQLite store is closed');
     await this.thread.terminate();
   }
 
   private start(): Worker {
     const thread = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { path: this.path } });
     thread.unref(); // an idle writer does not keep a finished command alive
-    thread.on('message', (outcome: BatchOutcome) => {
-      const waiting = this.take();
-      if ('results' in outcome) {
+    thread.on('message', (outcome: ThreadMessage) => {
+      if ('ready' in outcome) {
         this.restartMs = FIRST_RESTART_MS;
-        waiting?.resolve(outcome.results);
-      } else {
-        waiting?.reject(new StoreUnavailableError(`SQLite write failed (${outcome.failure.code ?? 'unknown'}): ${outcome.failure.message}`));
+        if (!this.closed) this.down = undefined;
+        return;
       }
+      const waiting = this.take();
+      if ('results' in outcome) waiting?.resolve(outcome.results);
+      else waiting?.reject(new StoreUnavailableError(`SQLite write failed (${outcome.failure.code ?? 'unknown'}): ${outcome.failure.message}`));
     });
     let failure: Error | undefined;
     thread.on('error', (error) => {
@@ -78,17 +84,16 @@ export class Writer {
     return waiting;
   }
 
-  /** A batch under way when the thread died may or may not have been committed: its callers get the 503 that says so. */
+  /** A batch under way when the thread died may or may not have been committed: its caller gets the 503 that says so. */
   private died(cause: Error): void {
+    if (!this.closed) this.down = new StoreUnavailableError(`SQLite writes are unavailable: ${cause.message}`, { cause });
+    this.take()?.reject(this.down as Error);
     if (this.closed) return;
-    this.down = new StoreUnavailableError(`SQLite writes are unavailable: ${cause.message}`, { cause });
-    this.take()?.reject(this.down);
     const pause = this.restartMs;
     this.restartMs = Math.min(pause * 2, LAST_RESTART_MS);
+    this.onDied(new Error(`the SQLite writer thread died (${cause.message}); another starts in ${pause} ms`, { cause }));
     setTimeout(() => {
-      if (this.closed) return;
-      this.thread = this.start();
-      this.down = undefined;
+      if (!this.closed) this.thread = this.start();
     }, pause).unref();
   }
 }
