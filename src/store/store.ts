@@ -48,6 +48,7 @@ export interface ListQuery {
 
 /** A page: at most `limit` plants, each shown with `fields`. */
 export interface PageQuery extends ListQuery {
+  /** 1 or more: the route answers `limit=0` without the store. */
   limit: number;
   fields: PlantFields;
 }
