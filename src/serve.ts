@@ -87,6 +87,13 @@ async function whenDatabaseAnswers<T>(settings: Settings, logger: Logger, step: 
 /** One serving process: the whole service, or one worker of the cluster. */
 async function serveOne(settings: Settings, logger: Logger): Promise<void> {
   joinMetricsAggregation();
+  // Listened for before the server listens: a process without a listener dies of the signal at
+  // once, so one sent right after the "listening" line would kill rather than drain.
+  let signalled: NodeJS.Signals | undefined;
+  let drain = (signal: NodeJS.Signals) => {
+    signalled = signal;
+  };
+  onFirstSignal((signal) => drain(signal));
   let running;
   try {
     running = await whenDatabaseAnswers(settings, logger, () => startServer(settings, { logger }));
@@ -98,7 +105,7 @@ async function serveOne(settings: Settings, logger: Logger): Promise<void> {
     return;
   }
   const server = running;
-  onFirstSignal((signal) => {
+  drain = (signal) => {
     server.logger.info({ signal }, 'draining in-flight requests');
     server.close().then(
       () => process.exit(0),
@@ -107,7 +114,8 @@ async function serveOne(settings: Settings, logger: Logger): Promise<void> {
         process.exit(1);
       },
     );
-  });
+  };
+  if (signalled !== undefined) drain(signalled);
 }
 
 async function supervise(settings: Settings, logger: Logger): Promise<void> {
