@@ -113,6 +113,8 @@ export function durationSetting(text: string): number {
 
 function redisUrl(raw: string): string {
   if (!/^rediss?:\/\/[^/]/.test(raw) || !URL.canParse(raw)) throw new Error('must be redis://host:port or rediss://…');
+  // The path is the database number; the client would send anything else to Redis as SELECT NaN.
+  if (!/^(\/[0-9]{0,5})?$/.test(new URL(raw).pathname)) throw new Error('must be redis://host:port or redis://host:port/<database number>');
   return raw;
 }
 

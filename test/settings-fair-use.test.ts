@@ -29,5 +29,9 @@ test('REDIS_URL must be a redis:// or rediss:// address; its password never show
     assert.match(error.message, /REDIS_URL=.* must be redis:\/\/host:port/);
     return true;
   });
+  assert.equal(loadSettings({ REDIS_URL: 'redis://cache:6379/' }).redisUrl, 'redis://cache:6379/');
+  for (const database of ['abc', '1/2', '-1']) {
+    assert.throws(() => loadSettings({ REDIS_URL: `redis://cache:6379/${database}` }), /REDIS_URL=.* must be redis:\/\/host:port or redis:\/\/host:port\/<database number>/);
+  }
   assert.throws(() => loadSettings({ STREAMS_PER_OWNER: '0' }), /STREAMS_PER_OWNER="0" must be a whole number from 1/);
 });
