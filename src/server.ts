@@ -2,7 +2,7 @@
  * Boot: open the store, build the app, listen, print the first-start token; and close in order (stop accepting, drain
  * in-flight requests, close the database).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { issueToken } from './auth/api-tokens.js';
@@ -118,6 +118,11 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // A busy keep-alive connection (a proxy's pool) would go on sending requests until the
+      // force below cuts one off: each request from now on is answered with Connection: close.
+      const closeAfterResponse = (_req: IncomingMessage, res: ServerResponse) => res.setHeader('connection', 'close');
+      server.prependListener('request', closeAfterResponse);
+      server.prependListener('checkContinue', closeAfterResponse);
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);

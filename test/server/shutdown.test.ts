@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { request } from 'node:http';
+import { Agent, request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { authorizedFetch, tempDir } from '../helpers/server.js';
+import { authorizedFetch, startTestServer, tempDir } from '../helpers/server.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 
 describe('graceful shutdown', () => {
@@ -15,6 +15,44 @@ describe('graceful shutdown', () => {
     assert.equal(code, 0);
     assert.match(server.stdout(), /plantstore stopped/);
     await assert.rejects(fetch(`${server.url}/healthz`), 'nothing listens any more');
+  });
+
+  test('while draining, a busy keep-alive connection is answered with Connection: close, so the drain ends', async (t) => {
+    const server = await startTestServer(t);
+    const { token } = await server.user();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    t.after(() => agent.destroy());
+    const send = (path: string, body?: string) => {
+      const req = request(`${server.url}${path}`, {
+        agent,
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }) },
+      });
+      const response = once(req, 'response').then(async (args) => {
+        const res = args[0] as IncomingMessage;
+        res.resume();
+        await once(res, 'end');
+        return res;
+      });
+      return { req, response };
+    };
+
+    const body = JSON.stringify({ id: 7, name: 'Busy fern' });
+    const first = send('/plants', body);
+    first.req.write(body.slice(0, 10)); // in flight when the drain starts
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = server.running.close();
+    first.req.end(body.slice(10));
+    assert.equal((await first.response).statusCode, 200);
+
+    const second = send('/plants?limit=1'); // the same connection, as a proxy's pool would reuse it
+    second.req.end();
+    const response = await second.response;
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers.connection, 'close');
+    const waited = Date.now();
+    await closing;
+    assert.ok(Date.now() - waited < 2_000, 'the drain ends once the connection is closed, not at its 10 s limit');
   });
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
