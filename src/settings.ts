@@ -234,7 +234,8 @@ function fromFile(spec: SettingSpec<keyof Settings>, env: NodeJS.ProcessEnv): st
   const fileVariable = `${spec.env}_FILE`;
   const path = spec.file === true ? env[fileVariable] : undefined;
   if (path === undefined || path === '') return undefined;
-  if (env[spec.env] !== undefined) {
+  // Empty counts as unset, so that a default the image or unit sets can be cleared for the file.
+  if (env[spec.env] !== undefined && env[spec.env] !== '') {
     throw new SettingError(`${spec.env} and ${fileVariable} are both set: keep one of them`);
   }
   let text: string;

@@ -41,6 +41,13 @@ describe('settings from <NAME>_FILE', () => {
     both({ DATABASE_URL: 'sqlite:a.db', DATABASE_URL_FILE: join(dir, 'jwt') }, 'DATABASE_URL and DATABASE_URL_FILE are both set: keep one of them');
   });
 
+  test('an empty X beside X_FILE counts as unset: how a default set by the image or the unit is cleared', (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'database_url'), 'postgres://plantstore:secret@db:5432/plants\n');
+    const settings = loadSettings({ DATABASE_URL: '', DATABASE_URL_FILE: join(dir, 'database_url') });
+    assert.equal(settings.databaseUrl, 'postgres://plantstore:secret@db:5432/plants');
+  });
+
   test('a file that cannot be read is a bad setting naming the variable and the path, never the content', (t) => {
     const missing = join(tempDir(t), 'missing');
     assert.throws(() => loadSettings({ JWT_SECRET_FILE: missing }), (error: unknown) => {
