@@ -98,6 +98,20 @@ describe('plantstore backup and restore', () => {
     assert.match(exists.stderr, /^plantstore: .*b\.db exists already; give the backup a new file name\n$/);
   });
 
+  test('a file or folder that cannot be written is one line naming it, for backup and restore alike', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    assert.equal((await runCli(['migrate'], env)).code, 0);
+    assert.equal((await runCli(['backup', join(dir, 'b.db')], env)).code, 0);
+    writeFileSync(join(dir, 'a-file'), ''); // in the way of a folder
+    const backup = await runCli(['backup', join(dir, 'a-file', 'b.db')], env);
+    assert.equal(backup.code, 1);
+    assert.match(backup.stderr, /^plantstore: cannot use .*a-file\/b\.db\.partial \(ENOTDIR\); check the folder and its permissions\n$/);
+    const restore = await runCli(['restore', join(dir, 'b.db')], { DATABASE_URL: `sqlite:${join(dir, 'a-file', 'sub', 'p.db')}` });
+    assert.equal(restore.code, 1);
+    assert.match(restore.stderr, /^plantstore: cannot use .*a-file\/sub \(ENOTDIR\); check the folder and its permissions\n$/);
+  });
+
   test('restore refuses a file that is not a plantstore backup, and leaves the database alone', async (t) => {
     const dir = tempDir(t);
     const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
