@@ -82,6 +82,7 @@ describe('settings from <NAME>_FILE', () => {
     };
     assert.equal(message({ DATABASE_URL: 'mysql://user:hunter2@db/plants' }), 'DATABASE_URL="mysql://user:***@db/plants" must be sqlite:<path> or postgres://…');
     assert.match(message({ DATABASE_URL: 'mysql://db/plants?password=hunter2' }), /^DATABASE_URL="mysql:\/\/db\/plants\?password=\*\*\*"/);
+    assert.match(message({ DATABASE_URL: 'mysql://db/plants?sslmode=require&sslpassword=hunter2' }), /^DATABASE_URL="mysql:\/\/db\/plants\?sslmode=require&sslpassword=\*\*\*"/);
     assert.equal(message({ REDIS_URL: 'redis:/user:hunter2@cache' }), 'REDIS_URL=<hidden: not a URL> must be redis://host:port or rediss://…');
     assert.match(message({ DATABASE_URL: 'postgres://user:hun/ter2@db:5432/plants' }), /^DATABASE_URL=<hidden: not a URL> is not a well-formed postgres:\/\/ URL/);
   });

@@ -1,12 +1,14 @@
 /**
- * `raw` with the passwords a URL can carry (its userinfo, a `password` parameter) shown as
- * `***`; `raw` itself when it has none; undefined when it does not parse as a URL.
+ * `raw` with the passwords a URL can carry (its userinfo, a parameter whose name holds
+ * `password`, as `sslpassword` does) shown as `***`; `raw` itself when it has none; undefined
+ * when it does not parse as a URL.
  */
 export function maskedUrl(raw: string): string | undefined {
   if (!URL.canParse(raw)) return undefined;
   const url = new URL(raw);
-  if (url.password === '' && !url.searchParams.has('password')) return raw;
+  const secretParameters = [...url.searchParams.keys()].filter((name) => /password/i.test(name));
+  if (url.password === '' && secretParameters.length === 0) return raw;
   if (url.password !== '') url.password = '***';
-  if (url.searchParams.has('password')) url.searchParams.set('password', '***');
+  for (const name of secretParameters) url.searchParams.set(name, '***');
   return url.href;
 }
