@@ -135,7 +135,7 @@ function explainStartFailure(error: unknown, settings: { databaseUrl: string; ho
     ? details(error)
         .map((detail) => sqliteFailure(detail, settings.databaseUrl.slice('sqlite:'.length)))
         .find((line) => line !== undefined)
-    : error instanceof StoreUnavailableError
+    : error instanceof StoreUnavailableError || serverError(error) !== undefined
       ? postgresFailure(error, settings.databaseUrl)
       : undefined;
   return databaseLine === undefined ? undefined : `cannot use the database: ${databaseLine}`;

@@ -104,6 +104,7 @@ describe('PostgreSQL refusing the start', () => {
     ['a database that does not exist', '3D000', 'database "plants" does not exist', /has no database "plants" \(3D000\); create it .*DATABASE_URL$/],
     ['a wrong password', '28P01', 'password authentication failed for user "app"', /refused the password of user "app" \(28P01\); fix the password in DATABASE_URL$/],
     ['a role that does not exist', '28000', 'role "app" does not exist', /refused user "app" \(28000: role "app" does not exist\); fix the user in DATABASE_URL/],
+    ['a setting the server does not know', '42704', 'unrecognized configuration parameter "foo"', /failed \(42704: unrecognized configuration parameter "foo"\)$/],
   ];
   for (const [name, code, message, expected] of refusals) {
     test(`${name} (${code}) stops the start at once with one line, the password never shown`, async (t) => {
