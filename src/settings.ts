@@ -129,24 +129,28 @@ function databaseUrl(raw: string): string {
   return raw;
 }
 
-/** Why `text` is not an origin (scheme, host and optional port, nothing more), or undefined if it is one. */
-function originProblem(text: string): string | undefined {
+/**
+ * Why `text` is not an origin (scheme, host and optional port, nothing more), or undefined if it
+ * is one; `named` quotes `text`, for an item of a longer list.
+ */
+function originProblem(text: string, named: boolean): string | undefined {
   if (text === '*') return 'a wildcard is not accepted: list each allowed origin, like https://app.example.com';
+  const notAnOrigin = named ? `lists "${text}", which is not an origin` : 'is not an origin';
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return `"${text}" is not an origin: write scheme and host, like https://app.example.com`;
+    return `${notAnOrigin}: write scheme and host, like https://app.example.com`;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `"${text}" is not an origin: it must start with https:// or http://`;
-  if (text !== url.origin) return `"${text}" is not an origin: write it as ${url.origin}, without path, query or trailing slash`;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `${notAnOrigin}: it must start with https:// or http://`;
+  if (text !== url.origin) return `${notAnOrigin}: write it as ${url.origin}, without path, query or trailing slash`;
   return undefined;
 }
 
 function origins(raw: string): string[] {
   const values = list(raw);
   for (const origin of values) {
-    const problem = originProblem(origin);
+    const problem = originProblem(origin, values.length > 1);
     if (problem !== undefined) throw new Error(problem);
   }
   return values;

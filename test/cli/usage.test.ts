@@ -72,10 +72,10 @@ describe('a command line plantstore cannot run', () => {
 describe('CORS_ORIGINS values that are not origins', () => {
   const cases: [string, RegExp][] = [
     ['*', /CORS_ORIGINS="\*" a wildcard is not accepted: list each allowed origin, like https:\/\/app\.example\.com$/],
-    ['app.example.com', /"app\.example\.com" is not an origin: write scheme and host, like https:\/\/app\.example\.com$/],
-    ['https://app.example.com/', /"https:\/\/app\.example\.com\/" is not an origin: write it as https:\/\/app\.example\.com, without path/],
-    ['https://ok.example,https://app.example.com/x', /"https:\/\/app\.example\.com\/x" is not an origin: write it as https:\/\/app\.example\.com,/],
-    ['ftp://files.example', /"ftp:\/\/files\.example" is not an origin: it must start with https:\/\/ or http:\/\/$/],
+    ['app.example.com', /CORS_ORIGINS="app\.example\.com" is not an origin: write scheme and host, like https:\/\/app\.example\.com$/],
+    ['https://app.example.com/', /CORS_ORIGINS="https:\/\/app\.example\.com\/" is not an origin: write it as https:\/\/app\.example\.com, without path/],
+    ['https://ok.example,https://app.example.com/x', /,https:\/\/app\.example\.com\/x" lists "https:\/\/app\.example\.com\/x", which is not an origin: write it as https:\/\/app\.example\.com,/],
+    ['ftp://files.example', /CORS_ORIGINS="ftp:\/\/files\.example" is not an origin: it must start with https:\/\/ or http:\/\/$/],
   ];
   for (const [value, expected] of cases) {
     test(`CORS_ORIGINS=${value}: one line naming the setting and the fix`, async (t) => {
