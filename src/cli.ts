@@ -204,6 +204,9 @@ try {
   }
   if (error instanceof StartError || error instanceof BackupError) fail(error.message);
   if (error instanceof StoreUnavailableError) fail(`cannot use the database: ${error.message}`);
+  // A file or folder a command could not create, write or rename (a backup's, a restore's): name it.
+  const { code, path } = error as NodeJS.ErrnoException;
+  if (typeof code === 'string' && typeof path === 'string') fail(`cannot use ${path} (${code}); check the folder and its permissions`);
   // Anything else is a bug or a failure nobody foresaw: still one line, the stack only when asked for.
   if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
   fail(`failed unexpectedly (${briefReason(error)}); LOG_LEVEL=debug shows the details`);

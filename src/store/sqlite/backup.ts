@@ -76,34 +76,20 @@ async function copy(source: string, destination: string): Promise<void> {
  * Writes a consistent copy of the live database at `source` to `destination`, which must not
  * exist yet (a backup never replaces another). Safe while a server serves writes.
  */
-/** Runs `work`, turning a file it could not create, write or rename into one line naming the file. */
-async function naming<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof BackupError) throw error;
-    const { code, path } = error as NodeJS.ErrnoException;
-    if (typeof code === 'string' && typeof path === 'string') throw new BackupError(`cannot use ${path} (${code}); check the folder and its permissions`);
-    throw error;
-  }
-}
-
 export async function backupDatabase(source: string, destination: string): Promise<BackupSummary> {
   if (!existsSync(source)) throw new BackupError(`there is no database at ${source}; check DATABASE_URL`);
   if (existsSync(destination)) throw new BackupError(`${destination} exists already; give the backup a new file name`);
   if (!existsSync(dirname(destination))) throw new BackupError(`the folder ${dirname(destination)} does not exist`);
   const partial = `${destination}.partial`;
-  return naming(async () => {
+  rmSync(partial, { force: true });
+  try {
+    await copy(source, partial);
+    const summary = inspect(partial);
+    renameDurably(partial, destination);
+    return summary;
+  } finally {
     rmSync(partial, { force: true });
-    try {
-      await copy(source, partial);
-      const summary = inspect(partial);
-      renameDurably(partial, destination);
-      return summary;
-    } finally {
-      rmSync(partial, { force: true });
-    }
-  });
+  }
 }
 
 /**
@@ -135,23 +121,21 @@ function takeOver(target: string): Database.Database {
 export async function restoreDatabase(backupFile: string, target: string): Promise<BackupSummary> {
   if (!existsSync(backupFile)) throw new BackupError(`there is no backup at ${backupFile}`);
   const summary = inspect(backupFile);
+  mkdirSync(dirname(target), { recursive: true });
   const incoming = `${target}.restoring`;
-  return naming(async () => {
-    mkdirSync(dirname(target), { recursive: true });
-    rmSync(incoming, { force: true });
+  rmSync(incoming, { force: true });
+  try {
+    await copy(backupFile, incoming);
+    const held = existsSync(target) ? takeOver(target) : undefined;
+    // With no database there, a -wal or -shm left beside it would be applied to the new file.
+    if (held === undefined) for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
     try {
-      await copy(backupFile, incoming);
-      const held = existsSync(target) ? takeOver(target) : undefined;
-      // With no database there, a -wal or -shm left beside it would be applied to the new file.
-      if (held === undefined) for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
-      try {
-        renameDurably(incoming, target);
-      } finally {
-        held?.close();
-      }
-      return summary;
+      renameDurably(incoming, target);
     } finally {
-      rmSync(incoming, { force: true });
+      held?.close();
     }
-  });
+    return summary;
+  } finally {
+    rmSync(incoming, { force: true });
+  }
 }
