@@ -89,11 +89,7 @@ async function serveOne(settings: Settings, logger: Logger): Promise<void> {
   joinMetricsAggregation();
   // Listened for before the server listens: a process without a listener dies of the signal at
   // once, so one sent right after the "listening" line would kill rather than drain.
-  let signalled: NodeJS.Signals | undefined;
-  let drain = (signal: NodeJS.Signals) => {
-    signalled = signal;
-  };
-  onFirstSignal((signal) => drain(signal));
+  const signalled = new Promise<NodeJS.Signals>((resolve) => onFirstSignal(resolve));
   let running;
   try {
     running = await whenDatabaseAnswers(settings, logger, () => startServer(settings, { logger }));
@@ -105,7 +101,7 @@ async function serveOne(settings: Settings, logger: Logger): Promise<void> {
     return;
   }
   const server = running;
-  drain = (signal) => {
+  void signalled.then((signal) => {
     server.logger.info({ signal }, 'draining in-flight requests');
     server.close().then(
       () => process.exit(0),
@@ -114,8 +110,7 @@ async function serveOne(settings: Settings, logger: Logger): Promise<void> {
         process.exit(1);
       },
     );
-  };
-  if (signalled !== undefined) drain(signalled);
+  });
 }
 
 async function supervise(settings: Settings, logger: Logger): Promise<void> {
