@@ -41,6 +41,7 @@ function toPlant(value: JsonValue, status: number, knownId?: bigint): Plant {
   if (id instanceof JsonNumber && id.isIntegerLiteral) plantId = BigInt(id.text);
   else if (id === undefined && knownId !== undefined) plantId = knownId;
   else throw bad(id === undefined ? 'has no id (does the server support fields=id?)' : 'has an id that is not an integer');
+  if (plantId < INT64_MIN || plantId > INT64_MAX) throw bad(`has the id ${plantId}, outside the signed 64-bit range`);
   if (typeof name !== 'string') throw bad('has no name');
   if (tag !== undefined && typeof tag !== 'string') throw bad('has a tag that is not a string');
   return tag === undefined ? { id: plantId, name } : { id: plantId, name, tag };

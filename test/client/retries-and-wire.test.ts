@@ -139,6 +139,15 @@ describe('PlantStoreClient on the wire', () => {
     });
   });
 
+  test('a plant whose id is outside int64 throws PlantStoreResponseError: ids stay what the contract allows', async (t) => {
+    const { url } = await scriptedServer(t, [(res) => json(res, 200, '[{"id":9223372036854775808,"name":"a"}]')]);
+    await assert.rejects(new PlantStoreClient({ baseUrl: url, token: 'pst_abc' }).listPlants(), (error: unknown) => {
+      assert.ok(error instanceof PlantStoreResponseError);
+      assert.match(error.message, /9223372036854775808, outside the signed 64-bit range/);
+      return true;
+    });
+  });
+
   test('a 200 whose body is not JSON throws PlantStoreResponseError', async (t) => {
     const { url } = await scriptedServer(t, [(res) => json(res, 200, '[{"id":1,"name":"a"')]);
     await assert.rejects(new PlantStoreClient({ baseUrl: url, token: 'pst_abc' }).listPlants(), PlantStoreResponseError);
