@@ -14,17 +14,17 @@ interface HeldResponse {
 
 export class ResponseBatcher {
   private held: HeldResponse[] = [];
-  private readonly requestSend: () => void;
+  private readonly scheduleSend: () => void;
 
   constructor(endOfTurn: EndOfTurn) {
     endOfTurn.setSendResponses(() => this.send());
-    this.requestSend = endOfTurn.request;
+    this.scheduleSend = endOfTurn.schedule;
   }
 
   /** Ends `res` with `body` at the end of this turn. */
   hold(res: ServerResponse, body: string | undefined): void {
     this.held.push({ res, body });
-    this.requestSend();
+    this.scheduleSend();
   }
 
   private send(): void {

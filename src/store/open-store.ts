@@ -12,7 +12,7 @@ export interface StoreOptions {
   onConnectionError?: (error: Error) => void;
   /** Where a PostgreSQL store shows its connection pool figures. */
   registry?: Registry;
-  /** The server's end-of-turn steps, where SQLite's group commit runs. */
+  /** The server's end-of-turn steps, where SQLite hands each turn's writes to its writer thread and ends the turn's reads. */
   endOfTurn?: EndOfTurn;
   /** Told of each group commit (SQLite: every write; PostgreSQL: plant creates): how many writes it held, and the seconds it took. */
   onWriteBatch?: (size: number, seconds: number) => void;

@@ -1,9 +1,9 @@
 /**
  * The work that waits for the end of the event loop's current turn, so that what the turn's
- * requests asked for is done together. It runs in this order: the turn's writes are committed
- * (one transaction, one fsync), the turn's read transaction ends, then the turn's held
- * responses are sent back to back. One instance per server; the store and the response
- * batcher each give it their steps.
+ * requests asked for is done together. It runs in this order: the turn's writes go to the
+ * writer thread as one batch (their responses follow in a later turn, once it is synced), the
+ * turn's read transaction ends, then the turn's held responses are sent back to back. One
+ * instance per server; the store and the response batcher each give it their steps.
  */
 export class EndOfTurn {
   private commitWrites: (() => void) | undefined;
@@ -11,7 +11,7 @@ export class EndOfTurn {
   private sendResponses: (() => void) | undefined;
   private scheduled = false;
 
-  /** The store's group commit. */
+  /** The store's hand-over of the turn's writes to its writer thread. */
   setCommitWrites(step: () => void): void {
     this.commitWrites = step;
   }
@@ -27,7 +27,7 @@ export class EndOfTurn {
   }
 
   /** Asks for the steps to run at the end of this turn (once, however often it is asked). */
-  readonly request = (): void => {
+  readonly schedule = (): void => {
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(this.run);

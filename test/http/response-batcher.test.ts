@@ -80,7 +80,7 @@ test('at the end of a turn the writes are committed first, then the responses se
   const responses = new ResponseBatcher(endOfTurn);
   endOfTurn.setCommitWrites(() => order.push('commit'));
   sendEmpty(answerable(new RecordingResponse('r', order), 'r1', responses), 204);
-  endOfTurn.request();
+  endOfTurn.schedule();
   await nextTurn();
   assert.deepEqual(order.slice(1), ['commit', 'r end (none)']);
 });

@@ -11,12 +11,12 @@ test('the steps run once at the end of the turn, however often asked: commit, en
   endOfTurn.setSendResponses(() => ran.push('send'));
   endOfTurn.setEndReads(() => ran.push('end reads'));
   endOfTurn.setCommitWrites(() => ran.push('commit'));
-  endOfTurn.request();
-  endOfTurn.request();
+  endOfTurn.schedule();
+  endOfTurn.schedule();
   assert.deepEqual(ran, [], 'nothing runs within the turn');
   await nextTurn();
   assert.deepEqual(ran, ['commit', 'end reads', 'send']);
-  endOfTurn.request();
+  endOfTurn.schedule();
   await nextTurn();
   assert.equal(ran.length, 6, 'asked again in a later turn, they run again');
 });
@@ -27,7 +27,7 @@ test('a step that throws does not keep the held responses from being sent', () =
 const endOfTurn = new EndOfTurn();
 endOfTurn.setEndReads(() => { throw new Error('read transaction failed'); });
 endOfTurn.setSendResponses(() => process.stdout.write('sent'));
-endOfTurn.request();`;
+endOfTurn.schedule();`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
   assert.equal(result.stdout, 'sent');
   assert.match(result.stderr, /read transaction failed/, 'and the failure still surfaces');

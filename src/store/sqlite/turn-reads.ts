@@ -12,7 +12,7 @@ import { mapSqliteErrors } from './sqlite-errors.js';
 export class TurnReads {
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
-  private readonly requestEnd: () => void;
+  private readonly scheduleEnd: () => void;
 
   constructor(
     private readonly db: Database.Database,
@@ -21,7 +21,7 @@ export class TurnReads {
     this.begin = db.prepare('BEGIN');
     this.commit = db.prepare('COMMIT');
     endOfTurn.setEndReads(() => this.end());
-    this.requestEnd = endOfTurn.request;
+    this.scheduleEnd = endOfTurn.schedule;
   }
 
   /** Runs `read` inside this turn's read transaction, opening it if needed. */
@@ -29,7 +29,7 @@ export class TurnReads {
     return mapSqliteErrors(() => {
       if (!this.db.inTransaction) {
         this.begin.run();
-        this.requestEnd();
+        this.scheduleEnd();
       }
       return read();
     });

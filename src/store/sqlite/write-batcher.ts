@@ -19,7 +19,7 @@ export class WriteBatcher {
   private queue: Pending[] = [];
   private committing = false;
   private idle: (() => void)[] = [];
-  private readonly requestCommit: () => void;
+  private readonly scheduleCommit: () => void;
 
   /** `onBatch` is told each batch's size and the seconds until it was synced, for metrics. */
   constructor(
@@ -28,14 +28,14 @@ export class WriteBatcher {
     private readonly onBatch: (size: number, seconds: number) => void = () => {},
   ) {
     endOfTurn.setCommitWrites(() => this.commit());
-    this.requestCommit = endOfTurn.request;
+    this.scheduleCommit = endOfTurn.schedule;
   }
 
   /** Resolves once the write is committed and synced. */
   write(op: WriteOp): Promise<WriteResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ op, resolve, reject });
-      this.requestCommit();
+      this.scheduleCommit();
     });
   }
 
