@@ -1,7 +1,7 @@
 /**
  * Pages of plants as SQLite renders them: each row is one plant's JSON object, made by SQLite
  * exactly as plantJson (plants/plant.ts) makes it, so that no JavaScript value is built per
- * column — most of what a page used to cost (docs/performance.md, "Pages rendered by SQLite").
+ * column (docs/performance.md, "Pages rendered by SQLite").
  */
 import type Database from 'better-sqlite3';
 import type { PlantFields } from '../../plants/plant.js';

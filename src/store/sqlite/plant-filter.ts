@@ -19,5 +19,5 @@ export function plantFilter(owner: string, query: ListQuery): { from: string; pa
   return { from, params };
 }
 
-/** A plant row as raw statements return it: arrays are far cheaper for better-sqlite3 to build than objects. */
+/** A plant row as a raw statement returns it (docs/performance.md, "Pages rendered by SQLite"). */
 export type PlantRow = [id: bigint, name: string, tag: string | null];

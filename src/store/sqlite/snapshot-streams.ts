@@ -49,26 +49,18 @@ async function limitEdge(db: Database.Database, owner: string, query: ListQuery,
 
 export interface SnapshotOptions {
   maxConnections?: number;
-  idleCloseMs?: number;
 }
 
 export class SnapshotStreams {
   private readonly idle = new Map<Database.Database, NodeJS.Timeout>();
   private inUse = 0;
   private readonly maxConnections: number;
-  private readonly idleCloseMs: number;
 
   constructor(
     private readonly path: string,
     options: SnapshotOptions = {},
   ) {
     this.maxConnections = options.maxConnections ?? DEFAULT_SNAPSHOT_CONNECTIONS;
-    this.idleCloseMs = options.idleCloseMs ?? SNAPSHOT_IDLE_CLOSE_MS;
-  }
-
-  /** Snapshot connections open now, in use or idle. */
-  get connections(): number {
-    return this.inUse + this.idle.size;
   }
 
   private take(): Database.Database {
@@ -98,7 +90,7 @@ export class SnapshotStreams {
     const timer = setTimeout(() => {
       this.idle.delete(db);
       db.close();
-    }, this.idleCloseMs);
+    }, SNAPSHOT_IDLE_CLOSE_MS);
     timer.unref();
     this.idle.set(db, timer);
   }
@@ -108,7 +100,7 @@ export class SnapshotStreams {
     const release = () => this.give(db);
     try {
       mapSqliteErrors(() => db.exec('BEGIN'));
-      const lastIdBeforeMore = query.limit === undefined ? undefined : await limitEdge(db, owner, query, query.limit);
+      const nextAfter = query.limit === undefined ? undefined : await limitEdge(db, owner, query, query.limit);
       const { from, params } = plantFilter(owner, query);
       const rows = mapSqliteErrors(
         () =>
@@ -119,7 +111,7 @@ export class SnapshotStreams {
       );
       let closed = false;
       return {
-        lastIdBeforeMore,
+        nextAfter,
         next: (max: number) =>
           mapSqliteErrors(() => {
             const chunk: StoredPlant[] = [];

@@ -21,11 +21,8 @@ import { WriteBatcher } from './write-batcher.js';
 import type { SerializedToken, WriteOp } from './write-ops.js';
 import { Writer } from './writer.js';
 
-/** A token row as a raw statement returns it (in TOKEN_COLUMNS order): cheaper to build than an object. */
-type TokenTuple = [string, string, string, bigint, bigint | null, bigint | null, bigint | null];
-
 export interface SqliteStoreOptions {
-  /** Commits the writes and ends the read transaction at the end of each turn; the server shares its own. */
+  /** Where each turn's writes go to the writer thread and its read transaction ends; the server shares its own. */
   endOfTurn?: EndOfTurn;
   /** Told each group commit's size and the seconds it took. */
   onWriteBatch?: (size: number, seconds: number) => void;
@@ -38,7 +35,7 @@ export interface SqliteStoreOptions {
 function prepareReads(db: Database.Database) {
   return {
     plant: db.prepare('SELECT name, tag FROM plants WHERE owner = ? AND id = ?').raw(true),
-    tokenByDigest: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = ?`).raw(true),
+    tokenByDigest: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE digest = ?`),
     validToken: db.prepare('SELECT 1 FROM api_tokens WHERE digest = ? AND revoked_at IS NULL').pluck(true),
     tokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`),
     ping: db.prepare('SELECT 1'),
@@ -60,8 +57,8 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly sql: ReturnType<typeof prepareReads>;
   private readonly pages: PageReads;
-  private readonly thread: Writer;
-  private readonly writer: WriteBatcher;
+  private readonly writerThread: Writer;
+  private readonly writes: WriteBatcher;
   private readonly snapshots: SnapshotStreams;
   private readonly reads: TurnReads;
 
@@ -86,13 +83,13 @@ export class SqliteStore implements Store {
     this.pages = new PageReads(db);
     const endOfTurn = options.endOfTurn ?? new EndOfTurn();
     this.reads = new TurnReads(db, endOfTurn);
-    this.thread = new Writer(path, options.onConnectionError);
+    this.writerThread = new Writer(path, options.onConnectionError);
     const commit = async (ops: WriteOp[]) => {
-      const results = await this.thread.run(ops);
+      const results = await this.writerThread.run(ops);
       this.reads.end(); // before anyone is told: a read after the response sees the write
       return results;
     };
-    this.writer = new WriteBatcher(commit, endOfTurn, options.onWriteBatch);
+    this.writes = new WriteBatcher(commit, endOfTurn, options.onWriteBatch);
     this.snapshots = new SnapshotStreams(path, { maxConnections: options.streamConnections });
   }
 
@@ -110,7 +107,7 @@ export class SqliteStore implements Store {
 
   async createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): Promise<CreateResult> {
     this.checkToken(token);
-    const result = await this.writer.write({ kind: 'createPlant', owner, id: plant.id, name: plant.name, tag: plant.tag });
+    const result = await this.writes.write({ kind: 'createPlant', owner, id: plant.id, name: plant.name, tag: plant.tag });
     if (result.kind !== 'createPlant') throw new Error('writer answered a create with the wrong result');
     return { outcome: result.outcome, stored: { id: plant.id, name: result.name, tag: result.tag } };
   }
@@ -126,11 +123,6 @@ export class SqliteStore implements Store {
     return this.reads.run(() => this.pages.read(owner, query));
   }
 
-  /** Snapshot connections open now for streams, in use or idle. */
-  get streamConnections(): number {
-    return this.snapshots.connections;
-  }
-
   streamPlants(owner: string, query: ListQuery, token?: TokenCheck): Promise<PlantStream> {
     this.checkToken(token);
     return this.snapshots.open(owner, query);
@@ -138,24 +130,22 @@ export class SqliteStore implements Store {
 
   async deletePlant(owner: string, id: bigint, token?: TokenCheck): Promise<boolean> {
     this.checkToken(token);
-    const result = await this.writer.write({ kind: 'deletePlant', owner, id });
+    const result = await this.writes.write({ kind: 'deletePlant', owner, id });
     return result.kind === 'changed' && result.changed;
   }
 
   async createToken(token: NewTokenRecord): Promise<void> {
-    await this.writer.write({ kind: 'createToken', token: serializeToken(token), onlyIfFirst: false });
+    await this.writes.write({ kind: 'createToken', token: serializeToken(token), onlyIfFirst: false });
   }
 
   async createFirstToken(token: NewTokenRecord): Promise<boolean> {
-    const result = await this.writer.write({ kind: 'createToken', token: serializeToken(token), onlyIfFirst: true });
+    const result = await this.writes.write({ kind: 'createToken', token: serializeToken(token), onlyIfFirst: true });
     return result.kind === 'changed' && result.changed;
   }
 
   findTokenByDigest(digest: string): TokenRecord | undefined {
-    const row = this.reads.run(() => this.sql.tokenByDigest.get(Buffer.from(digest, 'hex')) as TokenTuple | undefined);
-    if (row === undefined) return undefined;
-    const [id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at] = row;
-    return toTokenRecord({ id, user_name, scopes, created_at, expires_at, last_used_at, revoked_at });
+    const row = this.reads.run(() => this.sql.tokenByDigest.get(Buffer.from(digest, 'hex')) as TokenRow | undefined);
+    return row === undefined ? undefined : toTokenRecord(row);
   }
 
   async listTokens(): Promise<TokenRecord[]> {
@@ -163,22 +153,22 @@ export class SqliteStore implements Store {
   }
 
   async revokeToken(id: string, at: Date): Promise<boolean> {
-    const result = await this.writer.write({ kind: 'revokeToken', id, at: at.getTime() });
+    const result = await this.writes.write({ kind: 'revokeToken', id, at: at.getTime() });
     return result.kind === 'changed' && result.changed;
   }
 
   async touchToken(id: string, at: Date): Promise<void> {
-    await this.writer.write({ kind: 'touchToken', id, at: at.getTime() });
+    await this.writes.write({ kind: 'touchToken', id, at: at.getTime() });
   }
 
   async ping(): Promise<void> {
-    this.thread.checkAlive();
+    this.writerThread.checkAlive();
     this.reads.run(() => this.sql.ping.get());
   }
 
   async close(): Promise<void> {
-    await this.writer.drain();
-    await this.thread.close();
+    await this.writes.drain();
+    await this.writerThread.close();
     this.snapshots.close();
     this.reads.end();
     this.db.close();
