@@ -13,7 +13,7 @@ import { JSON_TYPE, sendEmpty, sendJson, startResponse } from './respond.js';
 import type { Operation } from './router.js';
 import type { StreamAdmission } from './stream-admission.js';
 
-/** Pages up to this size are read in one query; larger lists stream from a snapshot. */
+/** Pages up to this size are read at once; larger lists, and lists without `limit`, stream from a snapshot. */
 const BUFFERED_PAGE_MAX = 1000;
 const STREAM_CHUNK = 250;
 
@@ -75,12 +75,12 @@ export function plantRoutes(store: PlantStore, bodyLimit: number, streams: Strea
    * Writes the list chunk by chunk, waiting for the client to drain, so memory stays flat; and
    * gives other requests a turn between chunks, so a fast reader cannot hold the event loop.
    */
-  async function streamPlants(ctx: RequestContext, owner: string, params: ListParams, token: TokenCheck | undefined): Promise<void> {
+  async function streamPlants(ctx: RequestContext, owner: string, params: ListParams, pending: TokenCheck | undefined): Promise<void> {
     const { res } = ctx;
     const release = streams.admission.admit(owner);
     let stream;
     try {
-      stream = await store.streamPlants(owner, params, token);
+      stream = await store.streamPlants(owner, params, pending);
     } catch (error) {
       release();
       throw error;
@@ -89,8 +89,8 @@ export function plantRoutes(store: PlantStore, bodyLimit: number, streams: Strea
     try {
       startResponse(ctx, 200);
       res.setHeader('content-type', JSON_TYPE);
-      if (stream.lastIdBeforeMore !== undefined && params.limit !== undefined) {
-        res.setHeader('link', nextLink(params, params.limit, stream.lastIdBeforeMore));
+      if (stream.nextAfter !== undefined && params.limit !== undefined) {
+        res.setHeader('link', nextLink(params, params.limit, stream.nextAfter));
       }
       if (ctx.req.method === 'HEAD') {
         res.end(); // the headers are the whole response: no need to read the plants

@@ -69,8 +69,8 @@ export interface PlantPage {
  * memory stays flat. Always closed, also when the client goes away.
  */
 export interface PlantStream {
-  /** Set when `limit` cut the list short: the id of the last plant the stream yields. */
-  readonly lastIdBeforeMore: bigint | undefined;
+  /** Set when `limit` cut the list short: the id of the last plant the stream yields, where the next page starts. */
+  readonly nextAfter: bigint | undefined;
   /** The next chunk of at most `max` plants; empty when done. */
   next(max: number): MaybePromise<StoredPlant[]>;
   close(): MaybePromise<void>;
@@ -78,9 +78,9 @@ export interface PlantStream {
 
 /**
  * An API token whose owner and scopes are known but whose revocation was not yet checked for
- * this request. A store that takes it checks it in the same statement as the plant work and
- * throws the 401 invalid_token ApiError, having changed nothing, when the token is no longer
- * stored unrevoked.
+ * this request. A store that takes it checks it before or with the plant work and throws the
+ * 401 invalid_token ApiError, having changed nothing, when the token is no longer stored
+ * unrevoked.
  */
 export interface TokenCheck {
   /** SHA-256 of the token, hex. */
@@ -89,8 +89,7 @@ export interface TokenCheck {
 
 /**
  * Every method takes the caller's unchecked token, if any, as its last argument, and checks it
- * with its own read or statement: one round trip for token and plants on PostgreSQL, one cheap
- * statement in the turn's read transaction on SQLite.
+ * with its own work (docs/architecture.md, "One request, end to end").
  */
 export interface PlantStore {
   createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): MaybePromise<CreateResult>;

@@ -40,7 +40,7 @@ describe('the pool share of streams', () => {
     assert.deepEqual([2, 3, 4, 5, 10, 20, 100].map(streamShare), [1, 2, 3, 3, 7, 15, 75]);
   });
 
-  const fakeStream = (): PlantStream => ({ lastIdBeforeMore: undefined, next: () => [], close: () => undefined });
+  const fakeStream = (): PlantStream => ({ nextAfter: undefined, next: () => [], close: () => undefined });
 
   test('a stream past the share waits for a slot, and gets one when another closes', async () => {
     const share = new StreamShare(1, 5_000);

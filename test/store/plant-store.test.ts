@@ -226,7 +226,7 @@ for (const factory of storeFactories()) {
       assert.deepEqual(page.plants, [{ id: 4n, name: 'plant 4', tag: 'desert' }]);
       assert.equal(page.hasMore, true);
       const stream = await store.streamPlants(owner, { after: undefined, tag: 'desert', limit: 2 });
-      assert.equal(stream.lastIdBeforeMore, 4n);
+      assert.equal(stream.nextAfter, 4n);
       assert.deepEqual((await drain(stream)).map((plant) => plant.id), [1n, 4n]);
     });
 
@@ -275,15 +275,15 @@ for (const factory of storeFactories()) {
       assert.deepEqual(rest.map((plant) => plant.id), ids.slice(2));
     });
 
-    test('streamPlants with limit gives lastIdBeforeMore only when a plant follows', async (t) => {
+    test('streamPlants with limit gives nextAfter only when a plant follows', async (t) => {
       const store = await factory.open(t);
       const owner = uniqueName();
       await seed(store, owner, [-3n, 1n, 2n, 3n]);
       const cut = await store.streamPlants(owner, { after: -3n, tag: undefined, limit: 2 });
-      assert.equal(cut.lastIdBeforeMore, 2n);
+      assert.equal(cut.nextAfter, 2n);
       assert.deepEqual((await drain(cut)).map((plant) => plant.id), [1n, 2n]);
       const exact = await store.streamPlants(owner, { after: undefined, tag: undefined, limit: 4 });
-      assert.equal(exact.lastIdBeforeMore, undefined);
+      assert.equal(exact.nextAfter, undefined);
       assert.equal((await drain(exact, 3)).length, 4);
     });
 

@@ -28,7 +28,7 @@ test('the last id before more is right across step boundaries, with after and ta
   const edge = async (limit: number, after?: bigint, tag?: string) => {
     const stream = await store.streamPlants('ann', { after, tag, limit });
     await stream.close();
-    return stream.lastIdBeforeMore;
+    return stream.nextAfter;
   };
   const step = BigInt(EDGE_STEP);
   assert.equal(await edge(EDGE_STEP), step);
@@ -53,7 +53,7 @@ test('a huge limit gives other work a turn while the end of the stream is found'
   });
   setImmediate(() => order.push('another turn'));
   const stream = await opened;
-  assert.equal(stream.lastIdBeforeMore, undefined);
+  assert.equal(stream.nextAfter, undefined);
   await stream.close();
   assert.deepEqual(order, ['another turn', 'stream opened']);
 });

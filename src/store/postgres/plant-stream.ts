@@ -28,7 +28,7 @@ async function rollBackAndRelease(held: HeldClient): Promise<void> {
 export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQuery, token: TokenCheck | undefined): Promise<PlantStream> {
   const held = await mapPgErrors(() => holdClient(pool));
   const { client } = held;
-  let lastIdBeforeMore: bigint | undefined;
+  let nextAfter: bigint | undefined;
   try {
     await mapPgErrors(() => client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
     if (token !== undefined) {
@@ -40,7 +40,7 @@ export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQ
       // The snapshot starts with this first query: the edge and the chunks agree.
       const edge = await mapPgErrors(() => client.query<{ id: string }>(sql.listEdge(owner, query, limit - 1)));
       const [last, following] = edge.rows;
-      if (last !== undefined && following !== undefined) lastIdBeforeMore = BigInt(last.id);
+      if (last !== undefined && following !== undefined) nextAfter = BigInt(last.id);
     }
   } catch (error) {
     if (error instanceof ApiError) await rollBackAndRelease(held);
@@ -83,7 +83,7 @@ export async function openPlantStream(pool: pg.Pool, owner: string, query: ListQ
   }
 
   return {
-    lastIdBeforeMore,
+    nextAfter,
     next(max: number) {
       if (buffered.length > 0) {
         const chunk = buffered.slice(0, max);

@@ -38,7 +38,7 @@ export class StreamShare {
     }
     let closed = false;
     return {
-      lastIdBeforeMore: stream.lastIdBeforeMore,
+      nextAfter: stream.nextAfter,
       next: (max) => stream.next(max),
       close: async () => {
         if (closed) return;
