@@ -12,7 +12,7 @@ const TOKEN_PREFIX = 'pst_';
 const TOKEN_SHAPE = /^pst_[A-Za-z0-9_-]{43}$/;
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** The SHA-256 digest of a token, hex. crypto.hash (Node ≥ 20.12) is several times cheaper than createHash. */
+/** The SHA-256 digest of a token, hex; crypto.hash (Node ≥ 20.12) where it exists, for it is the cheaper call. */
 export const digestToken: (token: string) => string =
   typeof crypto.hash === 'function'
     ? (token) => crypto.hash('sha256', token, 'hex')
@@ -80,10 +80,9 @@ interface KnownToken {
 const MAX_KNOWN_TOKENS = 10_000;
 
 /**
- * Verifies `pst_` tokens against the store on every request, so a revocation counts at once.
- * A token seen before is not looked up again: its owner, scopes and expiry cannot change, and
- * its revocation is checked by the store with the request's own read (Principal.pending): on
- * PostgreSQL one round trip, not two.
+ * Verifies `pst_` tokens. The first use of a token looks it up in the store; after that its
+ * owner, scopes and expiry are known (they cannot change) and its revocation is left to the
+ * store's work for each request (Principal.pending), so a revocation still counts at once.
  */
 export class ApiTokenVerifier implements CredentialVerifier {
   /** By digest. */
@@ -102,7 +101,7 @@ export class ApiTokenVerifier implements CredentialVerifier {
     if (!TOKEN_SHAPE.test(token)) throw errors.invalidToken();
     const digest = digestToken(token);
     const known = this.known.get(digest);
-    if (known !== undefined) return this.pending(known, digest);
+    if (known !== undefined) return this.knownPrincipal(known, digest);
     return andThen(this.store.findTokenByDigest(digest), (record) => this.admit(record, digest));
   }
 
@@ -130,7 +129,7 @@ export class ApiTokenVerifier implements CredentialVerifier {
   }
 
   /** The caller of a token seen before, its revocation left to the store's statement. */
-  private pending(known: KnownToken, digest: string): Principal {
+  private knownPrincipal(known: KnownToken, digest: string): Principal {
     const now = Date.now();
     if (known.expiresAt !== null && known.expiresAt <= now) this.refuse(digest);
     this.touch(known, now);
@@ -143,7 +142,10 @@ export class ApiTokenVerifier implements CredentialVerifier {
     throw errors.invalidToken();
   }
 
-  /** Records "last used" at most once a minute per token, off the request's path. */
+  /**
+   * Records "last used" at most once a minute per token. The request does not wait for it, but
+   * it is a write: on SQLite it joins the turn's batch for the writer thread.
+   */
   private touch(known: KnownToken, now: number): void {
     if (now - known.touchedAt < TOUCH_INTERVAL_MS) return;
     known.touchedAt = now;

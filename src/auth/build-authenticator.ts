@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js';
 import type { Settings } from '../settings.js';
 import type { TokenStore } from '../store/store.js';
 import { ApiTokenVerifier } from './api-tokens.js';
-import { Authenticator } from './bearer.js';
+import { Authenticator } from './authenticator.js';
 import { JwksCache } from './jwks-cache.js';
 import { JwtVerifier } from './jwt.js';
 import type { CredentialVerifier } from './principal.js';

@@ -6,9 +6,8 @@ export const READ: Scope = 'plants:read';
 export const WRITE: Scope = 'plants:write';
 
 /**
- * A token whose revocation the store checks with the request's own statement. Whatever answers
- * the request before that statement runs (a 400, a 403) must first `confirm` it, so that a
- * revoked token still gets its 401 first.
+ * A token whose revocation the store checks with the request's own work. Whatever answers the
+ * request before the store (a 400, a 403) must first `confirm` it: a revoked token gets its 401 first.
  */
 export interface PendingToken extends TokenCheck {
   /** Checks the token now; throws the 401 when it is no longer valid. */

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiTokenVerifier, digestToken } from '../../src/auth/api-tokens.js';
-import { Authenticator } from '../../src/auth/bearer.js';
+import { Authenticator } from '../../src/auth/authenticator.js';
 import { ApiError } from '../../src/errors.js';
 import type { NewTokenRecord, TokenRecord, TokenStore } from '../../src/store/store.js';
 

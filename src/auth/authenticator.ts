@@ -1,6 +1,7 @@
 /**
- * RFC 6750 bearer parsing: the scheme is case-insensitive, the token must be a b64token,
- * and each kind of failure gets its own WWW-Authenticate header.
+ * Who is calling, from the Authorization header. Bearer parsing follows RFC 6750: the scheme is
+ * case-insensitive, the token must be a b64token, and each kind of failure gets its own
+ * WWW-Authenticate header.
  */
 import { errors } from '../errors.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
