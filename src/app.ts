@@ -1,11 +1,11 @@
 /**
  * buildApp: the request listener built from injected parts. The server, the CLI and the
- * tests all build it the same way. Checks run in the contract's order:
- * unknown path 404 → wrong method 405 → auth 401/403 → the route (query 400 → 415 → 413 → body 400 …).
+ * tests all build it the same way. Checks run in the contract's order (docs/contract.md,
+ * "Order of checks"): Host, path, method, token and scope, rate limit, then the route's own.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Authenticator } from './auth/bearer.js';
+import type { Authenticator } from './auth/authenticator.js';
 import type { PendingToken } from './auth/principal.js';
 import { ApiError, errors } from './errors.js';
 import { CLIENT_REQUEST_ID, type RequestContext } from './http/context.js';

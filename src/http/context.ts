@@ -6,7 +6,7 @@ import type { ResponseBatcher } from './response-batcher.js';
 /** A client's own X-Request-Id is kept when it matches this; otherwise the server makes one. */
 export const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** What a route handler gets: the raw request and response and the parsed URL. */
+/** What a route handler gets: the raw request and response, and its URL split in path parameter and query. */
 export interface RequestContext {
   req: IncomingMessage;
   res: ServerResponse;

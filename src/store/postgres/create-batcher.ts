@@ -3,6 +3,7 @@
  * and one commit (one WAL flush). Up to MAX_IN_FLIGHT batches are written at once, so a create
  * that arrives while a batch waits for its flush can start its own instead of waiting for it
  * (PostgreSQL flushes concurrent commits together); beyond that, creates queue for the next.
+ * Like the page batcher, it sends from its own setImmediate.
  */
 import type { StoredPlant } from '../../plants/plant.js';
 import type { CreateResult, TokenCheck } from '../store.js';

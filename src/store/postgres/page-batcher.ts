@@ -2,7 +2,9 @@
  * The page reads of one event-loop turn go to PostgreSQL as one statement: each read's token
  * check and page, joined laterally over arrays of the reads. One statement for many pages is
  * less work for plantstore and for the database than one each; a read waits at most for the
- * end of the turn. A lone read goes as the ordinary statement.
+ * end of the turn. A lone read goes as the ordinary statement. The batch is sent from its own
+ * setImmediate, not the server's EndOfTurn: its answer comes in a later turn, so its order
+ * against those steps does not matter.
  */
 import type pg from 'pg';
 import { INT64_MAX, INT64_MIN } from '../../plants/int64.js';

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL store: a connection pool shared by any number of plantstore instances on one
- * database. Each write is one autocommitted statement (or one short transaction), so a 200 or
- * 204 is sent only after COMMIT, with synchronous_commit on.
+ * database. Each write is one autocommitted statement (the creates of one turn share one, in
+ * create-batcher.ts), so a 200 or 204 is sent only after COMMIT, with synchronous_commit on.
  */
 import type pg from 'pg';
 import { plantsJson, type StoredPlant } from '../../plants/plant.js';
