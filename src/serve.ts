@@ -6,7 +6,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { StoreUnavailableError } from './errors.js';
-import { aggregateWorkerMetrics, joinMetricsAggregation } from './http/cluster-metrics.js';
+import { ClusterMetrics } from './http/cluster-metrics.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import { startServer } from './server.js';
@@ -86,7 +86,6 @@ async function whenDatabaseAnswers<T>(settings: Settings, logger: Logger, step: 
 
 /** One serving process: the whole service, or one worker of the cluster. */
 async function serveOne(settings: Settings, logger: Logger): Promise<void> {
-  joinMetricsAggregation();
   // Listened for before the server listens: a process without a listener dies of the signal at
   // once, so one sent right after the "listening" line would kill rather than drain.
   const signalled = new Promise<NodeJS.Signals>((resolve) => onFirstSignal(resolve));
@@ -135,7 +134,7 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
     process.exit(exitCode);
   };
 
-  aggregateWorkerMetrics();
+  new ClusterMetrics().start();
   cluster.on('message', (_worker, message: unknown) => {
     if (!isStartFailed(message) || startFailure !== undefined) return;
     startFailure = message.line;

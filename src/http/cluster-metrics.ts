@@ -1,15 +1,23 @@
 /**
  * /metrics under --workers: each worker counts only the requests it served, so a scrape that
  * reached one worker would show that worker's share. The worker that gets the scrape asks the
- * supervisor, which sums every worker's figures with prom-client's AggregatorRegistry.
+ * supervisor, which asks every worker for its figures and sums them with prom-client's
+ * AggregatorRegistry.
  */
-import cluster from 'node:cluster';
-import { AggregatorRegistry, type Registry } from 'prom-client';
+import cluster, { type Worker } from 'node:cluster';
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 
 const SCRAPE = 'plantstore:scrape';
 const SCRAPED = 'plantstore:scraped';
-/** prom-client gives up on a worker that does not answer after 5 s; this waits a little longer. */
-const SCRAPE_TIMEOUT_MS = 6_000;
+const REPORT = 'plantstore:report';
+const REPORTED = 'plantstore:reported';
+/** A worker that has not sent its figures by then (stalled, or busy) is summed with its last ones. */
+const REPORT_TIMEOUT_MS = 1_000;
+/** The supervisor answers within REPORT_TIMEOUT_MS; this leaves it time of its own. */
+const SCRAPE_TIMEOUT_MS = 3_000;
+
+/** One worker's figures, as its registry's getMetricsAsJSON gives them. */
+type Figures = MetricObjectWithValues<MetricValue<string>>[];
 
 interface ScrapeRequest {
   type: typeof SCRAPE;
@@ -23,47 +31,109 @@ interface ScrapeReply {
   error?: string;
 }
 
+interface ReportRequest {
+  type: typeof REPORT;
+  round: number;
+}
+
+interface Report {
+  type: typeof REPORTED;
+  round: number;
+  figures: Figures;
+}
+
 function isMessage<T extends { type: string }>(message: unknown, type: T['type']): message is T {
   return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 }
 
-/** The supervisor's side: answers a worker's scrape with the sum over all workers. */
-export function aggregateWorkerMetrics(): void {
-  const aggregator = new AggregatorRegistry();
-  cluster.on('message', (worker, message: unknown) => {
-    if (!isMessage<ScrapeRequest>(message, SCRAPE)) return;
+/**
+ * The supervisor's side: answers a worker's scrape with the sum over all workers. It keeps each
+ * worker's last figures, so that a worker that does not answer in time still counts.
+ */
+export class ClusterMetrics {
+  /** Workers that have listened: one still starting has served nothing, and may not answer yet. */
+  private readonly listening = new Set<Worker>();
+  private readonly last = new Map<Worker, { round: number; figures: Figures }>();
+  /** For each round of questions still open, what to do when a worker has answered or exited. */
+  private readonly rounds = new Map<number, (worker: Worker) => void>();
+  private nextRound = 0;
+
+  /** Takes part in the cluster's messages; call once, in the supervisor. */
+  start(): void {
+    cluster.on('listening', (worker) => this.listening.add(worker));
+    cluster.on('exit', (worker) => this.depart(worker));
+    cluster.on('message', (worker, message: unknown) => {
+      if (isMessage<Report>(message, REPORTED)) this.record(worker, message);
+      else if (isMessage<ScrapeRequest>(message, SCRAPE)) this.answer(worker, message.id);
+    });
+  }
+
+  private answer(worker: Worker, id: number): void {
     const reply = (scraped: ScrapeReply) => {
       // The worker that asked may have died while the sum was made: its reply has nowhere to go.
       if (worker.isConnected()) worker.send(scraped, () => {});
     };
-    aggregator.clusterMetrics().then(
-      (text) => reply({ type: SCRAPED, id: message.id, text }),
-      (error: Error) => reply({ type: SCRAPED, id: message.id, error: error.message }),
+    this.sum().then(
+      (text) => reply({ type: SCRAPED, id, text }),
+      (error: Error) => reply({ type: SCRAPED, id, error: error.message }),
     );
-  });
-}
+  }
 
-/**
- * A worker's side, from its first moment: constructing an AggregatorRegistry makes prom-client
- * answer the supervisor's requests for this worker's figures, so a worker still starting adds
- * nothing to a scrape instead of stalling it.
- */
-export function joinMetricsAggregation(): void {
-  if (!cluster.isWorker) return;
-  new AggregatorRegistry();
-  AggregatorRegistry.setRegistries([]);
+  private async sum(): Promise<string> {
+    await this.askListening();
+    return AggregatorRegistry.aggregate([...this.last.values()].map(({ figures }) => figures)).metrics();
+  }
+
+  /** Asks every listening worker for its figures; resolves when all have answered, or at the timeout. */
+  private askListening(): Promise<void> {
+    const round = this.nextRound++;
+    const pending = new Set(this.listening);
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.rounds.delete(round);
+        resolve();
+      };
+      const timer = setTimeout(finish, REPORT_TIMEOUT_MS);
+      this.rounds.set(round, (worker) => {
+        pending.delete(worker);
+        if (pending.size === 0) finish();
+      });
+      for (const worker of pending) worker.send({ type: REPORT, round } satisfies ReportRequest, () => {});
+      if (pending.size === 0) finish();
+    });
+  }
+
+  private record(worker: Worker, report: Report): void {
+    // A worker's last message may arrive after its exit.
+    if (!this.listening.has(worker)) return;
+    // Answers to two rounds may cross: the later round's figures are the newer ones.
+    if (report.round >= (this.last.get(worker)?.round ?? -1)) this.last.set(worker, report);
+    this.rounds.get(report.round)?.(worker);
+  }
+
+  private depart(worker: Worker): void {
+    this.listening.delete(worker);
+    this.last.delete(worker);
+    for (const answered of this.rounds.values()) answered(worker);
+  }
 }
 
 /** How /metrics reads `registry`: in a worker, the sum over all workers; otherwise the registry itself. */
 export function metricsReader(registry: Registry): () => Promise<string> {
   if (!cluster.isWorker || process.send === undefined) return () => registry.metrics();
-  joinMetricsAggregation();
-  AggregatorRegistry.setRegistries([registry]);
   const send = process.send.bind(process);
   const waiting = new Map<number, (reply: ScrapeReply) => void>();
   let nextId = 0;
   process.on('message', (message: unknown) => {
     if (isMessage<ScrapeReply>(message, SCRAPED)) waiting.get(message.id)?.(message);
+    else if (isMessage<ReportRequest>(message, REPORT)) {
+      // Figures that cannot be read now are not sent: the supervisor sums the last ones it has.
+      registry.getMetricsAsJSON().then(
+        (figures) => send({ type: REPORTED, round: message.round, figures } satisfies Report, () => {}),
+        () => {},
+      );
+    }
   });
   return () =>
     new Promise<string>((resolve, reject) => {

@@ -14,22 +14,24 @@ test('a worker that leaves while the supervisor sums the figures for it does not
   writeFileSync(
     script,
     `import cluster from 'node:cluster';
-import { aggregateWorkerMetrics, joinMetricsAggregation } from ${JSON.stringify(CLUSTER_METRICS)};
+import { createServer } from 'node:net';
+import { ClusterMetrics } from ${JSON.stringify(CLUSTER_METRICS)};
 if (cluster.isPrimary) {
-  aggregateWorkerMetrics();
-  // A worker that never answers prom-client: the sum waits for it until prom-client gives up.
+  new ClusterMetrics().start();
+  // A worker that listens but never sends its figures: the sum waits for it until the timeout.
   const stalled = cluster.fork({ ROLE: 'stalled' });
-  const asking = cluster.fork({ ROLE: 'asking' });
-  asking.on('exit', () => setTimeout(() => {
-    console.log('supervisor alive');
-    stalled.kill();
-  }, 6500));
+  stalled.on('listening', () => {
+    const asking = cluster.fork({ ROLE: 'asking' });
+    asking.on('exit', () => setTimeout(() => {
+      console.log('supervisor alive');
+      stalled.kill();
+    }, 1500));
+  });
 } else if (process.env.ROLE === 'asking') {
-  joinMetricsAggregation();
   // Asks for the sum, then leaves before the answer can come.
   setTimeout(() => process.send({ type: 'plantstore:scrape', id: 1 }, () => setTimeout(() => process.exit(0), 200)), 300);
 } else {
-  setInterval(() => {}, 1000);
+  createServer().listen(0);
 }
 `,
   );
