@@ -46,14 +46,24 @@ function isMessage<T extends { type: string }>(message: unknown, type: T['type']
   return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 }
 
+/** A count that only grows while its process lives; a gauge (memory, requests in flight) dies with it. */
+function isCumulative(metric: Figures[number]): boolean {
+  // prom-client's typings say MetricType, but the figures carry its name.
+  const type = String(metric.type);
+  return type === 'counter' || type === 'histogram';
+}
+
 /**
  * The supervisor's side: answers a worker's scrape with the sum over all workers. It keeps each
- * worker's last figures, so that a worker that does not answer in time still counts.
+ * worker's last figures, so that a worker that does not answer in time still counts, and the
+ * counters and histograms of workers that exited, so that no sum Prometheus sees goes down.
  */
 export class ClusterMetrics {
   /** Workers that have listened: one still starting has served nothing, and may not answer yet. */
   private readonly listening = new Set<Worker>();
   private readonly last = new Map<Worker, { round: number; figures: Figures }>();
+  /** The counters and histograms of the workers that exited, summed. */
+  private departed: Promise<Figures> = Promise.resolve([]);
   /** For each round of questions still open, what to do when a worker has answered or exited. */
   private readonly rounds = new Map<number, (worker: Worker) => void>();
   private nextRound = 0;
@@ -81,7 +91,9 @@ export class ClusterMetrics {
 
   private async sum(): Promise<string> {
     await this.askListening();
-    return AggregatorRegistry.aggregate([...this.last.values()].map(({ figures }) => figures)).metrics();
+    const departed = await this.departed;
+    const living = [...this.last.values()].map(({ figures }) => figures);
+    return AggregatorRegistry.aggregate([departed, ...living]).metrics();
   }
 
   /** Asks every listening worker for its figures; resolves when all have answered, or at the timeout. */
@@ -105,7 +117,7 @@ export class ClusterMetrics {
   }
 
   private record(worker: Worker, report: Report): void {
-    // A worker's last message may arrive after its exit.
+    // A worker's last message may arrive after its exit: it is counted among the departed already.
     if (!this.listening.has(worker)) return;
     // Answers to two rounds may cross: the later round's figures are the newer ones.
     if (report.round >= (this.last.get(worker)?.round ?? -1)) this.last.set(worker, report);
@@ -113,9 +125,13 @@ export class ClusterMetrics {
   }
 
   private depart(worker: Worker): void {
+    const last = this.last.get(worker);
     this.listening.delete(worker);
     this.last.delete(worker);
     for (const answered of this.rounds.values()) answered(worker);
+    if (last === undefined) return;
+    const kept = last.figures.filter(isCumulative);
+    this.departed = this.departed.then((departed) => AggregatorRegistry.aggregate([departed, kept]).getMetricsAsJSON());
   }
 }
 

@@ -162,6 +162,19 @@ describe('serve --workers 2 and /metrics', () => {
     assert.deepEqual(healthzFigures(await scraped.text()), { requests: sent, observed: sent });
   });
 
+  test('a worker that dies keeps its requests in the sum: the counter does not go down', async (t) => {
+    const { instance } = await startCluster(t, 'sqlite');
+    const [victim] = await healthzOnEveryWorker(instance, 20);
+    const before = await scrape(instance);
+    assert.deepEqual(before, { requests: 20, observed: 20 });
+
+    process.kill(victim as number, 'SIGKILL');
+    await until(() => listeningPids(instance).size === 3, 'a replacement worker');
+    const after = await scrape(instance);
+    assert.ok(after.requests >= before.requests, `requests went from ${before.requests} to ${after.requests}`);
+    assert.ok(after.observed >= before.observed, `latencies observed went from ${before.observed} to ${after.observed}`);
+  });
+
   test('a stalled worker does not fail the scrape: its last figures stand in for it', async (t) => {
     const { instance } = await startCluster(t, 'sqlite');
     const [stalled] = await healthzOnEveryWorker(instance, 20);
