@@ -31,8 +31,9 @@ RUN mkdir /data && chown node:node /data
 VOLUME /data
 USER node
 EXPOSE 8080
+# The probe asks the address the server listens on: HOST when it names one, else loopback.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const h = process.env.HOST || ''; const host = ['', '0.0.0.0', '::'].includes(h) ? '127.0.0.1' : h.includes(':') ? '[' + h + ']' : h; fetch('http://' + host + ':' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1 and handles SIGTERM itself: it stops accepting, lets in-flight requests finish
 # (at most 10 s), closes the database and exits 0. Give `docker stop` more than that: -t 15.
 STOPSIGNAL SIGTERM

@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { execForm, parseDockerfile, parseEnv } from '../helpers/dockerfile.js';
 import { PROJECT, QUIET_NPM, localPrebuild } from '../helpers/native-prebuild.js';
+import { startServerProcess } from '../helpers/process.js';
 import { tempDir } from '../helpers/server.js';
 import { unprivileged } from '../helpers/unprivileged.js';
 
@@ -176,4 +177,36 @@ test('the Dockerfile builds an image that serves /readyz as a non-root user and 
   child.kill(image.stopSignal as NodeJS.Signals);
   const [code, signal] = await exited;
   assert.deepEqual([code, signal], [0, null]);
+});
+
+/** The HEALTHCHECK command of the image's stage, as an argument list. */
+function healthcheck(): string[] {
+  const stages = parseDockerfile(readFileSync(join(PROJECT, 'Dockerfile'), 'utf8'));
+  const check = stages.at(-1)?.instructions.find((instruction) => instruction.keyword === 'HEALTHCHECK');
+  assert.ok(check !== undefined, 'a HEALTHCHECK');
+  return execForm(check.args);
+}
+
+/** Runs the HEALTHCHECK with the image's HOST and PORT; true when it passes. */
+async function probe(host: string, port: string): Promise<boolean> {
+  const [command = 'node', ...args] = healthcheck();
+  return run(command, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: host, PORT: port }, timeout: 10_000 }).then(
+    () => true,
+    () => false,
+  );
+}
+
+for (const host of ['127.0.0.2', '::1']) {
+  test(`the HEALTHCHECK asks the address HOST names: ${host}`, async (t) => {
+    const server = await startServerProcess(t, { HOST: host, DATABASE_URL: `sqlite:${join(tempDir(t), 'p.db')}`, BOOTSTRAP_TOKEN: 'false' });
+    const { port } = new URL(server.url);
+    assert.equal(await probe(host, port), true, 'healthy');
+  });
+}
+
+test('the HEALTHCHECK asks loopback when HOST is every address or unset, and fails when nothing answers', async (t) => {
+  const server = await startServerProcess(t, { HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(tempDir(t), 'p.db')}`, BOOTSTRAP_TOKEN: 'false' });
+  const { port } = new URL(server.url);
+  for (const host of ['0.0.0.0', '::', '']) assert.equal(await probe(host, port), true, `healthy with HOST=${JSON.stringify(host)}`);
+  assert.equal(await probe('127.0.0.2', port), false, 'unhealthy where nothing listens');
 });
