@@ -19,6 +19,26 @@ const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;
 /** The policy's name in the RateLimit and RateLimit-Policy headers. */
 const POLICY = '"owner"';
 
+/** REDIS_URL names something this Redis refuses for good; the message is the line to print. */
+export class RedisUrlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisUrlError';
+  }
+}
+
+/**
+ * The refusal of the database number REDIS_URL names, if `error` is one: ioredis sends SELECT
+ * on each connect, reports Redis' answer as an 'error' event, then calls the connection ready.
+ */
+function refusedDatabase(error: Error, url: string): RedisUrlError | undefined {
+  if ((error as { command?: { name?: unknown } }).command?.name !== 'select') return undefined;
+  const { hostname, port, pathname } = new URL(url);
+  return new RedisUrlError(
+    `Redis at ${hostname}:${port || '6379'} has no database ${pathname.slice(1)} (${error.message}); set REDIS_URL to one of its database numbers (0 to 15 by default)`,
+  );
+}
+
 /** What one request took from its owner's quota. */
 export interface RateDecision {
   allowed: boolean;
@@ -31,7 +51,10 @@ export interface RateDecision {
 export interface OwnerRateLimiter {
   /** The RateLimit-Policy header value (draft-ietf-httpapi-ratelimit-headers): `"owner";q=100;w=60`. */
   readonly policyHeader: string;
-  /** Resolves once Redis first answered or failed (at most a connect timeout), so the first requests count where the rest do. */
+  /**
+   * Resolves once Redis first answered or failed (at most a connect timeout), so the first
+   * requests count where the rest do; rejects with a RedisUrlError when REDIS_URL is wrong for good.
+   */
   readonly started: Promise<void>;
   consume(owner: string): Promise<RateDecision>;
   close(): Promise<void>;
@@ -97,21 +120,28 @@ function redisCounter(url: string, counting: { points: number; duration: number;
     retryStrategy: (attempt) => Math.min(attempt * 200, REDIS_RECONNECT_MAX_MS),
   });
   // 'starting' until Redis first answers or fails: counting locally meanwhile is not worth a warning.
-  let state: 'starting' | 'redis' | 'local' = 'starting';
+  let state: 'starting' | 'redis' | 'local' | 'closed' = 'starting';
   let skipRedisUntil = 0;
   const goLocal = (reason: string, always: boolean) => {
     skipRedisUntil = Date.now() + REDIS_RETRY_AFTER_FAILURE_MS;
-    if (state === 'local' || (state === 'starting' && !always)) return;
+    if (state === 'local' || state === 'closed' || (state === 'starting' && !always)) return;
     state = 'local';
     logger.warn({ reason }, 'Redis does not answer: RATE_LIMIT is counted per process until it is back');
   };
   // Heard on a reconnect, and on an answer over a connection that had only gone silent.
   const answered = () => {
+    if (state === 'closed') return;
     if (state === 'local') logger.info('Redis answers again: RATE_LIMIT is counted in Redis');
     state = 'redis';
     skipRedisUntil = 0;
   };
-  redis.on('error', (error: Error) => goLocal(error.message, true));
+  redis.on('error', (error: Error) => {
+    const refused = refusedDatabase(error, url);
+    // At start the refusal stops the start. Later (a Redis restarted with fewer databases) it is
+    // no outage: ioredis goes on, on database 0, so say what is wrong rather than "does not answer".
+    if (refused === undefined) goLocal(error.message, true);
+    else if (state === 'redis' || state === 'local') logger.error({ reason: refused.message }, 'Redis refuses the database REDIS_URL names');
+  });
   redis.on('ready', answered);
   let failovers = 0;
   const fallback = new FallbackCounter(counting, () => {
@@ -119,12 +149,14 @@ function redisCounter(url: string, counting: { points: number; duration: number;
     goLocal('a command failed or timed out', false);
   });
   const inRedis = new RateLimiterRedis({ ...counting, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: fallback });
-  const started = new Promise<void>((resolve) => {
-    const done = () => {
+  const started = new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
       clearTimeout(timer);
       redis.off('ready', done);
       redis.off('error', done);
-      resolve();
+      const refused = error === undefined ? undefined : refusedDatabase(error, url);
+      if (refused === undefined) resolve();
+      else reject(refused);
     };
     const timer = setTimeout(done, REDIS_CONNECT_TIMEOUT_MS);
     redis.on('ready', done);
@@ -142,6 +174,7 @@ function redisCounter(url: string, counting: { points: number; duration: number;
     },
     started,
     close: async () => {
+      state = 'closed'; // the commands a disconnect cuts short are no outage
       redis.disconnect();
     },
   };

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { issueToken } from '../../src/auth/api-tokens.js';
 import { openStore } from '../../src/store/open-store.js';
-import { startServerProcess, type ServerProcess } from '../helpers/process.js';
+import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { authorizedFetch, tempDir, uniqueName } from '../helpers/server.js';
 import { startTcpProxy } from './tcp-proxy.js';
 
@@ -142,6 +142,16 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     assert.equal((await authorizedFetch(`${instance.url}/healthz`, token)).status, 200);
     assert.equal(warnings(instance, FALLBACK_WARNING), 1, 'one warning, however many reconnects fail');
     assert.doesNotMatch(instance.stdout(), /"level":50/, 'no error lines');
+  });
+
+  test('a REDIS_URL naming a database Redis does not have stops the start with one line naming REDIS_URL', { timeout: 15_000 }, async (t) => {
+    const { databaseUrl } = await databaseWithToken(t);
+    const url = new URL(redisUrl as string);
+    url.pathname = '/99';
+    const result = await runCli(['serve', '--port', '0'], serverEnv(databaseUrl, '3/1h', url.href));
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /^plantstore: cannot use Redis: Redis at \S+ has no database 99 \(ERR DB index is out of range\); set REDIS_URL to .*\n$/);
+    assert.doesNotMatch(result.stdout, /Redis does not answer|Redis answers again|plantstore is listening/);
   });
 
   test('when Redis goes away mid-run the service keeps serving, and counts in Redis again once it is back', async (t) => {
