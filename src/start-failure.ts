@@ -36,13 +36,21 @@ function serverError(error: unknown): (Detail & { code: string }) | undefined {
   return details(error).find((detail): detail is Detail & { code: string } => detail.severity !== undefined && typeof detail.code === 'string');
 }
 
+/** pg's words (it gives no code) for a server that answered no to TLS: it has none to offer. */
+const NO_TLS = 'The server does not support SSL connections';
+
+function refusedTls(error: unknown): boolean {
+  return details(error).some((detail) => detail.message === NO_TLS);
+}
+
 /**
  * PostgreSQL errors that waiting will not change: the database does not exist (3D000), the
- * role does not exist or may not connect (28000), the password is wrong (28P01).
+ * role does not exist or may not connect (28000), the password is wrong (28P01), the URL asks
+ * for TLS and the server has none.
  */
 export function isPermanentDatabaseFailure(error: unknown): boolean {
   const code = serverError(error)?.code;
-  return code !== undefined && (code === '3D000' || code.startsWith('28'));
+  return refusedTls(error) || (code !== undefined && (code === '3D000' || code.startsWith('28')));
 }
 
 const LISTEN_SYSCALLS = new Set(['listen', 'bind']);
@@ -113,6 +121,10 @@ function postgresFailure(error: unknown, databaseUrl: string): string | undefine
     return `${server} refused user "${user}" (${code}: ${sent?.message}); fix the user in DATABASE_URL, or create the role or allow it in pg_hba.conf`;
   }
   if (code !== undefined) return `${server} failed (${code}: ${sent?.message})`;
+  if (refusedTls(error)) {
+    const asked = url.searchParams.has('sslmode') ? `sslmode=${url.searchParams.get('sslmode')}` : 'TLS';
+    return `${server} does not support TLS, but DATABASE_URL asks for ${asked}; turn TLS on in the server (ssl = on) or change sslmode in DATABASE_URL`;
+  }
   const [, cause] = details(error);
   if (cause === undefined) return undefined;
   const reason = typeof cause.code === 'string' ? cause.code : cause.message;

@@ -35,3 +35,18 @@ export async function refusingPostgres(t: TestContext, code: string, message: st
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return (server.address() as AddressInfo).port;
 }
+
+/**
+ * Starts a server that answers a TLS request with no (`N`), as a PostgreSQL without TLS does,
+ * and returns its port; it closes after the test.
+ */
+export async function postgresWithoutTls(t: TestContext): Promise<number> {
+  const server = createServer((socket) => {
+    socket.on('error', () => {});
+    socket.once('data', () => socket.end('N'));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
+}

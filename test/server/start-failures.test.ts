@@ -10,7 +10,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { CLI, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
-import { refusingPostgres } from '../helpers/refusing-postgres.js';
+import { postgresWithoutTls, refusingPostgres } from '../helpers/refusing-postgres.js';
 import { postgresUrlOrSkipReason, tempDir } from '../helpers/server.js';
 import { unprivileged } from '../helpers/unprivileged.js';
 
@@ -131,6 +131,25 @@ describe('PostgreSQL refusing the start', () => {
     url.username = 'plantstore_no_such_role';
     const line = onlyLine(await runCli(['serve', '--port', '0'], { DATABASE_URL: url.href }));
     assert.match(line, /refused user "plantstore_no_such_role" \(28000: role "plantstore_no_such_role" does not exist\)/);
+  });
+
+  test('TLS asked of a server without it stops the start at once with one line, the password never shown', { timeout: 15_000 }, async (t) => {
+    const port = await postgresWithoutTls(t);
+    const started = Date.now();
+    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${port}/plants?sslmode=verify-full` });
+    assert.equal(
+      onlyLine(result),
+      `plantstore: cannot use the database: PostgreSQL at 127.0.0.1:${port} does not support TLS, but DATABASE_URL asks for sslmode=verify-full; turn TLS on in the server (ssl = on) or change sslmode in DATABASE_URL`,
+    );
+    assert.doesNotMatch(result.stderr + result.stdout, /s3cret|retrying/);
+    assert.ok(Date.now() - started < 5_000, 'no retries');
+  });
+
+  test('TLS asked of the real server, which has none, stops the start at once', { skip: postgres.reason, timeout: 15_000 }, async () => {
+    const url = new URL(postgres.url as string);
+    url.searchParams.set('sslmode', 'verify-full');
+    const line = onlyLine(await runCli(['serve', '--port', '0'], { DATABASE_URL: url.href }));
+    assert.match(line, /does not support TLS, but DATABASE_URL asks for sslmode=verify-full/);
   });
 
   test('an unreachable server: each retry is one short log line without a stack, and SIGTERM ends the wait with 0', async (t) => {
