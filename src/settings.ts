@@ -118,12 +118,30 @@ function redisUrl(raw: string): string {
   return raw;
 }
 
+const TLS_FILE_PARAMETERS = ['sslcert', 'sslkey', 'sslrootcert'];
+
+/**
+ * The parameter of `raw` that names `path`, such as `sslrootcert=/etc/ca.pem`; without a path
+ * (a read of a folder fails with none) every TLS file parameter, one of which it is.
+ */
+function tlsFileNamed(raw: string, path: string | undefined): string {
+  const parameters = URL.canParse(raw) ? new URL(raw).searchParams : new URLSearchParams();
+  const named = TLS_FILE_PARAMETERS.filter((name) => parameters.has(name) && (path === undefined || parameters.get(name) === path));
+  if (named.length === 0) return path ?? 'a TLS file';
+  return named.map((name) => `${name}=${parameters.get(name) ?? ''}`).join(' or ');
+}
+
 function databaseUrl(raw: string): string {
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
   if (!/^postgres(ql)?:\/\//.test(raw)) throw new Error('must be sqlite:<path> or postgres://…');
   try {
     parsePostgresUrl(raw); // as the pool will, so that a malformed URL stops the start here
-  } catch {
+  } catch (error) {
+    // Parsing also reads the TLS files the URL names.
+    const { code, path, syscall } = error as NodeJS.ErrnoException;
+    if (typeof code === 'string' && typeof syscall === 'string') {
+      throw new Error(`names a file that cannot be read: ${tlsFileNamed(raw, path)} (${code}); fix the path or let this user read the file`);
+    }
     throw new Error('is not a well-formed postgres:// URL (a user name or password with / @ : or % must be percent-encoded)');
   }
   return raw;

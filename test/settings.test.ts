@@ -1,7 +1,10 @@
 /** The settings table of API.md ("Running it"): each default, and a flag for every setting. */
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { SETTINGS, loadSettings } from '../src/settings.js';
+import { SETTINGS, SettingError, loadSettings } from '../src/settings.js';
+import { tempDir } from './helpers/server.js';
 
 test('with nothing set, every setting has the default API.md gives it (rate limiting and JWTs off)', () => {
   const settings = loadSettings({});
@@ -36,4 +39,22 @@ test('every setting has its own command-line flag, and a flag wins over the envi
   assert.equal(settings.port, 9001);
   assert.equal(settings.logLevel, 'debug');
   assert.deepEqual(settings.corsOrigins, ['https://a.example', 'https://b.example']);
+});
+
+test('a TLS file DATABASE_URL names that cannot be read is named with the OS error, the password never shown', (t) => {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, 'certs'));
+  const message = (file: string) => {
+    try {
+      loadSettings({ DATABASE_URL: `postgres://app:hunter2@db:5432/plants?sslmode=verify-full&${file}` });
+    } catch (error) {
+      assert.ok(error instanceof SettingError);
+      assert.doesNotMatch(error.message, /hunter2|well-formed/);
+      return error.message;
+    }
+    assert.fail('the setting was accepted');
+  };
+  const missing = join(dir, 'ca.pem');
+  assert.match(message(`sslrootcert=${missing}`), new RegExp(`names a file that cannot be read: sslrootcert=${missing} \\(ENOENT\\)`));
+  assert.match(message(`sslcert=${join(dir, 'certs')}`), /names a file that cannot be read: sslcert=.*certs \(EISDIR\)/);
 });
