@@ -96,18 +96,24 @@ function httpUrl(raw: string): string {
   return raw;
 }
 
+/** The longest window or deadline a setting may name: each becomes a timer, and node's wait at most about 24 days. */
+const LONGEST_MS = 24 * 3_600_000;
+
 /** Parses `<n>/<window>` such as `100/1s`, `6000/1m`, `100000/1h`. */
 export function parseRateLimit(text: string): RateLimit {
   const match = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,5})?([smh])$/.exec(text);
   if (match === null) throw new Error('must look like 100/1s, 6000/1m or 100000/1h');
   const unit = { s: 1_000, m: 60_000, h: 3_600_000 }[match[3] as 's' | 'm' | 'h'];
-  return { requests: Number(match[1]), windowMs: Number(match[2] ?? '1') * unit };
+  const windowMs = Number(match[2] ?? '1') * unit;
+  if (windowMs > LONGEST_MS) throw new Error('must have a window of at most 24h');
+  return { requests: Number(match[1]), windowMs };
 }
 
 /** Parses a duration such as `30s`, `5m` or `1h` into milliseconds. */
 export function durationSetting(text: string): number {
   const ms = parseDuration(text, ['s', 'm', 'h']);
   if (ms === undefined) throw new Error('must look like 30s, 5m or 1h');
+  if (ms > LONGEST_MS) throw new Error('must be at most 24h');
   return ms;
 }
 
@@ -212,14 +218,14 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
     env: 'RATE_LIMIT',
     flag: 'rate-limit',
     default: '',
-    doc: 'requests per owner per window, e.g. 100/1s (off by default; per process unless REDIS_URL is set)',
+    doc: 'requests per owner per window of at most 24h, e.g. 100/1s (off by default; per process unless REDIS_URL is set)',
     parse: optional(parseRateLimit),
   },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis-url', default: '', doc: 'Redis that holds the RATE_LIMIT counters for all processes and instances', parse: optional(redisUrl), file: true },
   { key: 'redisKeyPrefix', env: 'REDIS_KEY_PREFIX', flag: 'redis-key-prefix', default: 'plantstore:ratelimit', doc: "prefix of plantstore's keys in Redis", parse: nonEmpty },
   { key: 'streamsPerOwner', env: 'STREAMS_PER_OWNER', flag: 'streams-per-owner', default: '4', doc: 'streamed lists (GET /plants without limit) one owner may have open at once; past it 429', parse: integer(1, 1000) },
   { key: 'streamsPerProcess', env: 'STREAMS_PER_PROCESS', flag: 'streams-per-process', default: '32', doc: 'streamed lists one process serves at once; past it 503', parse: integer(1, 10000) },
-  { key: 'streamDeadlineMs', env: 'STREAM_DEADLINE', flag: 'stream-deadline', default: '5m', doc: 'longest a streamed list may take, however fast it is read, e.g. 5m', parse: durationSetting },
+  { key: 'streamDeadlineMs', env: 'STREAM_DEADLINE', flag: 'stream-deadline', default: '5m', doc: 'longest a streamed list may take, however fast it is read, e.g. 5m (at most 24h)', parse: durationSetting },
   { key: 'workers', env: 'WORKERS', flag: 'workers', default: '1', doc: 'processes serving one port (node cluster)', parse: integer(1, 256) },
   {
     key: 'responseBatching',

@@ -20,6 +20,12 @@ test('STREAM_DEADLINE takes seconds, minutes or hours', () => {
   assert.throws(() => loadSettings({ STREAM_DEADLINE: 'forever' }), (error: unknown) => error instanceof SettingError && /^STREAM_DEADLINE="forever" must look like/.test(error.message));
 });
 
+test('STREAM_DEADLINE is at most 24h: a longer one would overflow its timer and cut every stream at once', () => {
+  assert.equal(durationSetting('24h'), 86_400_000);
+  assert.equal(durationSetting('1440m'), 86_400_000);
+  for (const long of ['25h', '1000h', '86401s']) assert.throws(() => loadSettings({ STREAM_DEADLINE: long }), /STREAM_DEADLINE=.* must be at most 24h/);
+});
+
 test('REDIS_URL must be a redis:// or rediss:// address; its password never shows in the error', () => {
   assert.equal(loadSettings({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl, 'redis://127.0.0.1:6379');
   assert.equal(loadSettings({ REDIS_URL: 'rediss://:pw@cache.internal:6380/2' }).redisUrl, 'rediss://:pw@cache.internal:6380/2');

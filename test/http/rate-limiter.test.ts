@@ -10,6 +10,9 @@ describe('RATE_LIMIT', () => {
     assert.deepEqual(parseRateLimit('6000/m'), { requests: 6000, windowMs: 60_000 });
     assert.deepEqual(parseRateLimit('5/2h'), { requests: 5, windowMs: 7_200_000 });
     for (const bad of ['', '100', '0/1s', '100/0s', '100/1d', '-1/1s', '1.5/1s']) assert.throws(() => parseRateLimit(bad), /must look like/);
+    // A longer window would overflow the per-process counter's timer, which then limits nothing.
+    assert.deepEqual(parseRateLimit('5/24h'), { requests: 5, windowMs: 86_400_000 });
+    for (const long of ['2/600h', '2/25h', '2/1441m']) assert.throws(() => parseRateLimit(long), /window of at most 24h/);
   });
 
   test('without Redis: n requests per owner per window, counted in this process', async (t) => {
