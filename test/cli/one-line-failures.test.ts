@@ -115,10 +115,16 @@ describe('any CLI failure is one line', () => {
     assert.match(line, /^plantstore: cannot use the database: cannot create the data folder .*DATABASE_URL/);
   });
 
-  test('a failure nobody foresaw (a backup into /proc) is one line that says how to see more', async (t) => {
+  test('a failure nobody foresaw (a backup of a folder named as the database) is one line that says how to see more', async (t) => {
+    const folder = tempDir(t);
+    const line = oneLine(await runCli(['backup', join(tempDir(t), 'backup.db'), '--database-url', `sqlite:${folder}`]));
+    assert.match(line, /^plantstore: failed unexpectedly \(SQLITE_CANTOPEN\); LOG_LEVEL=debug shows the details$/);
+  });
+
+  test('a backup into a folder where no file can be made names the file', async (t) => {
     const databaseUrl = sqlite(t);
     assert.equal((await runCli(['migrate', '--database-url', databaseUrl])).code, 0);
     const line = oneLine(await runCli(['backup', '/proc/plantstore-backup.db', '--database-url', databaseUrl]));
-    assert.match(line, /^plantstore: failed unexpectedly \(SQLITE_CANTOPEN\); LOG_LEVEL=debug shows the details$/);
+    assert.equal(line, 'plantstore: cannot use /proc/plantstore-backup.db.partial (ENOENT); check the folder and its permissions');
   });
 });

@@ -61,8 +61,13 @@ function renameDurably(from: string, to: string): void {
   }
 }
 
-/** Copies the database at `source` into a new file `destination`, written under another name until complete. */
+/**
+ * Copies the database at `source` into `destination`, a new file readable by its owner only
+ * (as connection.ts makes a database); `wx` refuses a link planted in its place.
+ */
 async function copy(source: string, destination: string): Promise<void> {
+  rmSync(destination, { force: true });
+  closeSync(openSync(destination, 'wx', 0o600));
   const db = new Database(source, { fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
@@ -81,7 +86,6 @@ export async function backupDatabase(source: string, destination: string): Promi
   if (existsSync(destination)) throw new BackupError(`${destination} exists already; give the backup a new file name`);
   if (!existsSync(dirname(destination))) throw new BackupError(`the folder ${dirname(destination)} does not exist`);
   const partial = `${destination}.partial`;
-  rmSync(partial, { force: true });
   try {
     await copy(source, partial);
     const summary = inspect(partial);
@@ -121,9 +125,8 @@ function takeOver(target: string): Database.Database {
 export async function restoreDatabase(backupFile: string, target: string): Promise<BackupSummary> {
   if (!existsSync(backupFile)) throw new BackupError(`there is no backup at ${backupFile}`);
   const summary = inspect(backupFile);
-  mkdirSync(dirname(target), { recursive: true });
+  mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
   const incoming = `${target}.restoring`;
-  rmSync(incoming, { force: true });
   try {
     await copy(backupFile, incoming);
     const held = existsSync(target) ? takeOver(target) : undefined;

@@ -1,6 +1,19 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+
+/**
+ * Creates the database file empty, readable and writable by its owner only, unless it exists:
+ * SQLite gives the -wal and -shm files the database's mode, and a new database must not let
+ * other users read every owner's plants. Where it cannot be created, SQLite's open says why.
+ */
+function createPrivateFile(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch {
+    // there already, or not creatable: the open that follows reports the second
+  }
+}
 
 /** The file path inside a sqlite:<path> URL. */
 export function sqlitePath(databaseUrl: string): string {
@@ -14,7 +27,10 @@ export function sqlitePath(databaseUrl: string): string {
  * other processes' writes; int64 columns as bigint.
  */
 export function openConnection(path: string, options: { readonly?: boolean } = {}): Database.Database {
-  if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (!options.readonly && path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    createPrivateFile(path);
+  }
   const db = new Database(path, { readonly: options.readonly ?? false });
   db.pragma('busy_timeout = 5000');
   if (!options.readonly) db.pragma('journal_mode = WAL');
