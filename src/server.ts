@@ -13,7 +13,7 @@ import { Metrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { ResponseBatcher } from './http/response-batcher.js';
 import { createLogger, type Logger } from './logger.js';
-import type { Settings } from './settings.js';
+import { DEFAULT_DATABASE_URL, type Settings } from './settings.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { EndOfTurn } from './util/end-of-turn.js';
@@ -37,8 +37,12 @@ export interface StartOptions {
   announce?: (text: string) => void;
 }
 
-/** On the first start with an empty token store, creates the admin token and prints it once. */
-async function bootstrapToken(store: Store, announce: (text: string) => void): Promise<void> {
+/**
+ * On the first start with an empty token store, creates the admin token and prints it once.
+ * The commands that make more use DATABASE_URL as the server does: without it they would make
+ * tokens in a new ./data/plantstore.db that this server never reads.
+ */
+async function bootstrapToken(store: Store, databaseUrl: string, announce: (text: string) => void): Promise<void> {
   const issued = await issueToken(store, { user: 'admin', onlyIfFirst: true });
   if (issued === undefined) return;
   announce(
@@ -50,6 +54,7 @@ async function bootstrapToken(store: Store, announce: (text: string) => void): P
       `    ${issued.token}`,
       '',
       'Make more tokens with: npx plantstore token create --user <name> [--read-only] [--expires-in 30d]',
+      ...(databaseUrl === DEFAULT_DATABASE_URL ? [] : ["with this server's DATABASE_URL set (or --database-url), so that they go to its database."]),
       '',
     ].join('\n'),
   );
@@ -102,7 +107,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       });
     });
     // Only once the port is ours: a start that cannot listen must not spend the one-time token.
-    if (settings.bootstrapToken) await bootstrapToken(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
+    if (settings.bootstrapToken) await bootstrapToken(store, settings.databaseUrl, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
   } catch (error) {
     server.close();
     await rateLimiter?.close();

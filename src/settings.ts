@@ -180,6 +180,9 @@ function origins(raw: string): string[] {
   return values;
 }
 
+/** The embedded database in the folder the service runs from. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/plantstore.db';
+
 export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
   { key: 'port', env: 'PORT', flag: 'port', default: '8080', doc: 'listen port (0 picks a free one)', parse: integer(0, 65535) },
   { key: 'host', env: 'HOST', flag: 'host', default: '127.0.0.1', doc: 'listen address (0.0.0.0 in containers)', parse: nonEmpty },
@@ -187,7 +190,7 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
     key: 'databaseUrl',
     env: 'DATABASE_URL',
     flag: 'database-url',
-    default: 'sqlite:./data/plantstore.db',
+    default: DEFAULT_DATABASE_URL,
     doc: 'sqlite:<path> (embedded, created on first start) or postgres://…',
     parse: databaseUrl,
     file: true,

@@ -11,6 +11,8 @@ describe('first start', () => {
     const token = /^ {4}(pst_[A-Za-z0-9_-]{43})$/m.exec(first.stderr())?.[1];
     assert.ok(token !== undefined, `a token line on stderr: ${first.stderr()}`);
     assert.match(first.stderr(), /plantstore token create --user/);
+    // Without it the command would make its token in a new ./data/plantstore.db.
+    assert.match(first.stderr(), /with this server's DATABASE_URL set/, 'a database other than the default is named in the hint');
     assert.ok(!first.stdout().includes(token), 'the token is not in the JSON log on stdout');
     assert.doesNotThrow(() => first.stderr().split('\n').forEach((line) => assert.ok(!line.startsWith('{'))));
 
