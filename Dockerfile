@@ -31,11 +31,12 @@ RUN mkdir /data && chown node:node /data
 VOLUME /data
 USER node
 EXPOSE 8080
-# The probe asks the address the server listens on: HOST when it names one, else loopback.
+# The probe asks the address the server listens on: HOST when it names one, else loopback. Why
+# it failed is its output, which `docker inspect` shows under State.Health.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "const h = process.env.HOST || ''; const host = ['', '0.0.0.0', '::'].includes(h) ? '127.0.0.1' : h.includes(':') ? '[' + h + ']' : h; fetch('http://' + host + ':' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# node is PID 1 and handles SIGTERM itself: it stops accepting, lets in-flight requests finish
-# (at most 10 s), closes the database and exits 0. Give `docker stop` more than that: -t 15.
+  CMD ["node", "-e", "const h = process.env.HOST || ''; const host = ['', '0.0.0.0', '::'].includes(h) ? '127.0.0.1' : h.includes(':') ? '[' + h + ']' : h; const url = 'http://' + host + ':' + (process.env.PORT || 8080) + '/readyz'; fetch(url).then((r) => { if (!r.ok) console.error(url + ' answered ' + r.status); process.exit(r.ok ? 0 : 1); }, (e) => { console.error(url + ': ' + (e.cause?.code ?? e.message)); process.exit(1); })"]
+# node is PID 1 and handles SIGTERM itself: it drains within 10 s (docs/operations.md,
+# "Stopping"), closes the database and exits 0. Give `docker stop` more than that: -t 15.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "build/src/cli.js"]
 CMD ["serve"]

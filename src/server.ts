@@ -21,6 +21,12 @@ import { EndOfTurn } from './util/end-of-turn.js';
 /** Slow clients: headers and whole requests must arrive within this time. */
 const REQUEST_TIMEOUT_MS = 30_000;
 const DRAIN_TIMEOUT_MS = 10_000;
+/**
+ * How long open connections go on being served after the drain begins, each closing after its
+ * next response, before the idle ones are closed: a request sent on an idle connection as it
+ * closes is lost without a response, and its client cannot tell whether it ran.
+ */
+const DRAIN_GRACE_MS = 1_000;
 
 export interface RunningServer {
   url: string;
@@ -128,10 +134,11 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       const closeAfterResponse = (_req: IncomingMessage, res: ServerResponse) => res.setHeader('connection', 'close');
       server.prependListener('request', closeAfterResponse);
       server.prependListener('checkContinue', closeAfterResponse);
-      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
-      await drained;
+      const connected = await new Promise<number>((resolve) => server.getConnections((_error, count) => resolve(count ?? 0)));
+      if (connected > 0) await new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS));
+      // server.close also closes the connections that are idle by now.
+      await new Promise<void>((resolve) => server.close(() => resolve()));
       clearTimeout(force);
       await rateLimiter?.close();
       await store.close();

@@ -187,12 +187,12 @@ function healthcheck(): string[] {
   return execForm(check.args);
 }
 
-/** Runs the HEALTHCHECK with the image's HOST and PORT; true when it passes. */
-async function probe(host: string, port: string): Promise<boolean> {
+/** Runs the HEALTHCHECK with the image's HOST and PORT: undefined when it passes, else what it said. */
+async function probe(host: string, port: string): Promise<string | undefined> {
   const [command = 'node', ...args] = healthcheck();
   return run(command, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: host, PORT: port }, timeout: 10_000 }).then(
-    () => true,
-    () => false,
+    () => undefined,
+    (error: { stderr?: string; code?: unknown }) => `exit ${String(error.code)}: ${error.stderr ?? ''}`,
   );
 }
 
@@ -200,13 +200,13 @@ for (const host of ['127.0.0.2', '::1']) {
   test(`the HEALTHCHECK asks the address HOST names: ${host}`, async (t) => {
     const server = await startServerProcess(t, { HOST: host, DATABASE_URL: `sqlite:${join(tempDir(t), 'p.db')}`, BOOTSTRAP_TOKEN: 'false' });
     const { port } = new URL(server.url);
-    assert.equal(await probe(host, port), true, 'healthy');
+    assert.equal(await probe(host, port), undefined, 'healthy');
   });
 }
 
 test('the HEALTHCHECK asks loopback when HOST is every address or unset, and fails when nothing answers', async (t) => {
   const server = await startServerProcess(t, { HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(tempDir(t), 'p.db')}`, BOOTSTRAP_TOKEN: 'false' });
   const { port } = new URL(server.url);
-  for (const host of ['0.0.0.0', '::', '']) assert.equal(await probe(host, port), true, `healthy with HOST=${JSON.stringify(host)}`);
-  assert.equal(await probe('127.0.0.2', port), false, 'unhealthy where nothing listens');
+  for (const host of ['0.0.0.0', '::', '']) assert.equal(await probe(host, port), undefined, `healthy with HOST=${JSON.stringify(host)}`);
+  assert.match((await probe('127.0.0.2', port)) ?? 'passed', new RegExp(`^exit 1: http://127\\.0\\.0\\.2:${port}/readyz: ECONNREFUSED`), 'unhealthy where nothing listens, and says why');
 });

@@ -55,6 +55,33 @@ describe('graceful shutdown', () => {
     assert.ok(Date.now() - waited < 2_000, 'the drain ends once the connection is closed, not at its 10 s limit');
   });
 
+  test('a request sent on an idle keep-alive connection just after the drain began is answered', async (t) => {
+    const server = await startTestServer(t);
+    const { token } = await server.user();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    t.after(() => agent.destroy());
+    const sockets: unknown[] = [];
+    const get = () =>
+      new Promise<IncomingMessage>((resolve, reject) => {
+        const req = request(`${server.url}/plants?limit=1`, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res));
+        });
+        req.on('socket', (socket) => sockets.push(socket));
+        req.on('error', reject);
+        req.end();
+      });
+
+    assert.equal((await get()).statusCode, 200); // the connection is now idle in the agent's pool
+    const closing = server.running.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const late = await get(); // as a proxy would send on its pooled connection at that moment
+    assert.equal(late.statusCode, 200);
+    assert.equal(late.headers.connection, 'close');
+    assert.equal(sockets[0], sockets[1], 'both requests went over the one connection');
+    await closing;
+  });
+
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     test(`${signal} lets an in-flight request finish, then closes the database and exits 0`, async (t) => {
       const databaseUrl = `sqlite:${join(tempDir(t), 'drain.db')}`;
