@@ -33,9 +33,10 @@ export class RedisUrlError extends Error {
  */
 function refusedDatabase(error: Error, url: string): RedisUrlError | undefined {
   if ((error as { command?: { name?: unknown } }).command?.name !== 'select') return undefined;
-  const { hostname, port, pathname } = new URL(url);
+  const { hostname, port, pathname, searchParams } = new URL(url);
+  const database = pathname.slice(1) || searchParams.get('db');
   return new RedisUrlError(
-    `Redis at ${hostname}:${port || '6379'} has no database ${pathname.slice(1)} (${error.message}); set REDIS_URL to one of its database numbers (0 to 15 by default)`,
+    `Redis at ${hostname}:${port || '6379'} has no database ${database} (${error.message}); set REDIS_URL to one of its database numbers (0 to 15 by default)`,
   );
 }
 
@@ -122,6 +123,8 @@ function redisCounter(url: string, counting: { points: number; duration: number;
   // 'starting' until Redis first answers or fails: counting locally meanwhile is not worth a warning.
   let state: 'starting' | 'redis' | 'local' | 'closed' = 'starting';
   let skipRedisUntil = 0;
+  /** Whether `started` has settled: a refusal after it can no longer stop the start. */
+  let startSettled = false;
   const goLocal = (reason: string, always: boolean) => {
     skipRedisUntil = Date.now() + REDIS_RETRY_AFTER_FAILURE_MS;
     if (state === 'local' || state === 'closed' || (state === 'starting' && !always)) return;
@@ -140,7 +143,7 @@ function redisCounter(url: string, counting: { points: number; duration: number;
     // At start the refusal stops the start. Later (a Redis restarted with fewer databases) it is
     // no outage: ioredis goes on, on database 0, so say what is wrong rather than "does not answer".
     if (refused === undefined) goLocal(error.message, true);
-    else if (state === 'redis' || state === 'local') logger.error({ reason: refused.message }, 'Redis refuses the database REDIS_URL names');
+    else if (startSettled && state !== 'closed') logger.error({ reason: refused.message }, 'Redis refuses the database REDIS_URL names');
   });
   redis.on('ready', answered);
   let failovers = 0;
@@ -151,6 +154,7 @@ function redisCounter(url: string, counting: { points: number; duration: number;
   const inRedis = new RateLimiterRedis({ ...counting, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: fallback });
   const started = new Promise<void>((resolve, reject) => {
     const done = (error?: Error) => {
+      startSettled = true;
       clearTimeout(timer);
       redis.off('ready', done);
       redis.off('error', done);

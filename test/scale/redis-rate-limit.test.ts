@@ -144,15 +144,18 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     assert.doesNotMatch(instance.stdout(), /"level":50/, 'no error lines');
   });
 
-  test('a REDIS_URL naming a database Redis does not have stops the start with one line naming REDIS_URL', { timeout: 15_000 }, async (t) => {
-    const { databaseUrl } = await databaseWithToken(t);
-    const url = new URL(redisUrl as string);
-    url.pathname = '/99';
-    const result = await runCli(['serve', '--port', '0'], serverEnv(databaseUrl, '3/1h', url.href));
-    assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stderr, /^plantstore: cannot use Redis: Redis at \S+ has no database 99 \(ERR DB index is out of range\); set REDIS_URL to .*\n$/);
-    assert.doesNotMatch(result.stdout, /Redis does not answer|Redis answers again|plantstore is listening/);
-  });
+  for (const [form, path, query] of [['path', '/99', ''], ['query', '/', '?db=99']] as const) {
+    test(`a REDIS_URL naming a database Redis does not have (in its ${form}) stops the start with one line naming REDIS_URL`, { timeout: 15_000 }, async (t) => {
+      const { databaseUrl } = await databaseWithToken(t);
+      const url = new URL(redisUrl as string);
+      url.pathname = path;
+      url.search = query;
+      const result = await runCli(['serve', '--port', '0'], serverEnv(databaseUrl, '3/1h', url.href));
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /^plantstore: cannot use Redis: Redis at \S+ has no database 99 \(ERR DB index is out of range\); set REDIS_URL to .*\n$/);
+      assert.doesNotMatch(result.stdout, /Redis does not answer|Redis answers again|plantstore is listening/);
+    });
+  }
 
   test('when Redis goes away mid-run the service keeps serving, and counts in Redis again once it is back', async (t) => {
     const { proxy, instance, get } = await serverThroughProxy(t, '10/1h');
