@@ -63,7 +63,8 @@ function renameDurably(from: string, to: string): void {
 
 /**
  * Copies the database at `source` into `destination`, a new file readable by its owner only
- * (as connection.ts makes a database); `wx` refuses a link planted in its place.
+ * (as connection.ts makes a database). Whatever was there is removed first, a planted link
+ * included; `wx` refuses one planted in between.
  */
 async function copy(source: string, destination: string): Promise<void> {
   rmSync(destination, { force: true });

@@ -2,16 +2,19 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
+/** Failures to create the file that SQLite's own open then meets and explains. */
+const EXPLAINED_BY_OPEN = new Set(['EEXIST', 'EACCES', 'ENOENT', 'ENOTDIR', 'EISDIR', 'EROFS']);
+
 /**
  * Creates the database file empty, readable and writable by its owner only, unless it exists:
  * SQLite gives the -wal and -shm files the database's mode, and a new database must not let
- * other users read every owner's plants. Where it cannot be created, SQLite's open says why.
+ * other users read every owner's plants.
  */
 function createPrivateFile(path: string): void {
   try {
     closeSync(openSync(path, 'wx', 0o600));
-  } catch {
-    // there already, or not creatable: the open that follows reports the second
+  } catch (error) {
+    if (!EXPLAINED_BY_OPEN.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
   }
 }
 
