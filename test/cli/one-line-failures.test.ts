@@ -121,6 +121,11 @@ describe('any CLI failure is one line', () => {
     assert.match(line, /^plantstore: failed unexpectedly \(SQLITE_CANTOPEN\); LOG_LEVEL=debug shows the details$/);
   });
 
+  test('a data folder that can be neither made nor found (under /proc) is one line, not a hang', { timeout: 20_000 }, async () => {
+    const line = oneLine(await runCli(['migrate', '--database-url', 'sqlite:/proc/plantstore-test/data/p.db']));
+    assert.match(line, /^plantstore: cannot use the database: cannot create the data folder \/proc\/plantstore-test for .*ENOENT/);
+  });
+
   test('a backup into a folder where no file can be made names the file', async (t) => {
     const databaseUrl = sqlite(t);
     assert.equal((await runCli(['migrate', '--database-url', databaseUrl])).code, 0);

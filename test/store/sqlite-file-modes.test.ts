@@ -35,10 +35,11 @@ async function storeWithAPlant(path: string): Promise<void> {
   }
 }
 
-test('a new database, its -wal and -shm, and the folder made for it are readable by their owner only', async (t) => {
-  const folder = join(tempDir(t), 'data');
+test('a new database, its -wal and -shm, and the folders made for it are readable by their owner only', async (t) => {
+  const folder = join(tempDir(t), 'var', 'data');
   await storeWithAPlant(join(folder, 'plantstore.db'));
   assert.equal(othersBits(folder), '0', 'the folder');
+  assert.equal(othersBits(join(folder, '..')), '0', 'its parent, made too');
 });
 
 test('an existing database keeps the mode its operator gave it', async (t) => {

@@ -3,9 +3,10 @@
  * db.backup()). The copy is taken in one step, inside one read transaction, so it is the
  * database as of one commit even while a server goes on writing (WAL lets the writer go on).
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { createPrivateFolder } from './connection.js';
 
 /** A backup or restore that cannot be done; the message is one line for the operator. */
 export class BackupError extends Error {
@@ -126,7 +127,7 @@ function takeOver(target: string): Database.Database {
 export async function restoreDatabase(backupFile: string, target: string): Promise<BackupSummary> {
   if (!existsSync(backupFile)) throw new BackupError(`there is no backup at ${backupFile}`);
   const summary = inspect(backupFile);
-  mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+  createPrivateFolder(dirname(target));
   const incoming = `${target}.restoring`;
   try {
     await copy(backupFile, incoming);

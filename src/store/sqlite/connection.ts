@@ -1,6 +1,21 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+
+/**
+ * Creates `folder` and any missing parent, readable by their owner only. Not mkdirSync's
+ * `recursive`, which loops forever on a folder that can be neither made nor found (under /proc).
+ */
+export function createPrivateFolder(folder: string): void {
+  if (existsSync(folder)) return;
+  const parent = dirname(folder);
+  if (parent !== folder) createPrivateFolder(parent);
+  try {
+    mkdirSync(folder, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error; // made meanwhile by another process
+  }
+}
 
 /** Failures to create the file that SQLite's own open then meets and explains. */
 const EXPLAINED_BY_OPEN = new Set(['EEXIST', 'EACCES', 'ENOENT', 'ENOTDIR', 'EISDIR', 'EROFS']);
@@ -31,7 +46,7 @@ export function sqlitePath(databaseUrl: string): string {
  */
 export function openConnection(path: string, options: { readonly?: boolean } = {}): Database.Database {
   if (!options.readonly && path !== ':memory:') {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    createPrivateFolder(dirname(path));
     createPrivateFile(path);
   }
   const db = new Database(path, { readonly: options.readonly ?? false });
