@@ -10,7 +10,7 @@ import { normalizeUserName } from './user-name.js';
 
 /** Algorithms accepted from a key set; HS256 is never among them, which stops algorithm confusion. */
 const JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
-/** Allowed clock skew between plantstore and the identity provider, for `exp` and `nbf`. */
+/** Allowed clock skew between plantstore and the identity provider, for `exp`, `nbf` and `iat`. */
 const CLOCK_TOLERANCE_SECONDS = 5;
 
 /** A compact JWS: three base64url segments (the last is empty for `alg: none`, rejected later). */
@@ -56,6 +56,8 @@ export class JwtVerifier implements CredentialVerifier {
       const header = decodeProtectedHeader(token);
       if (KEY_BEARING_HEADERS.some((name) => Object.hasOwn(header, name))) throw errors.invalidToken();
       payload = await this.verifySignatureAndClaims(token);
+      // jose checks `iat` only against a maximum age; a token issued after now is refused too.
+      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw errors.invalidToken();
     } catch (error) {
       if (error instanceof KeySetUnavailableError) throw errors.unavailable(UNAVAILABLE_MESSAGE, error.retryAfterSeconds);
       throw errors.invalidToken();

@@ -36,11 +36,13 @@ export interface MintOptions {
   header?: Record<string, unknown>;
   /** Leave `exp` out (it is 5 minutes ahead otherwise, unless the claims set it). */
   noExpiry?: boolean;
+  /** `iat` in seconds since the epoch; now by default. */
+  issuedAt?: number;
 }
 
 /** A token signed by `key`, with `kid` and `alg` in its header like a provider's. */
 export async function mint(key: SigningKey, claims: JWTPayload = userClaims(), options: MintOptions = {}): Promise<string> {
-  const jwt = new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...options.header }).setIssuedAt();
+  const jwt = new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...options.header }).setIssuedAt(options.issuedAt);
   if (options.noExpiry !== true && claims.exp === undefined) jwt.setExpirationTime('5m');
   return jwt.sign(key.privateKey);
 }

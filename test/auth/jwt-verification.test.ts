@@ -54,6 +54,11 @@ describe('JWTs verified against a JWKS', () => {
     const token = await mint(key, userClaims({ nbf: nowSeconds() + 2 }));
     assert.equal((await call(server.url, token, '/plants')).status, 200);
   });
+
+  test('an iat within the 5 s clock tolerance is accepted', async (t) => {
+    const { key, server } = await providerAndServer(t);
+    assert.equal((await call(server.url, await mint(key, userClaims(), { issuedAt: nowSeconds() + 2 }), '/plants')).status, 200);
+  });
 });
 
 describe('forged or stale JWTs get 401 invalid_token', () => {
@@ -109,6 +114,11 @@ describe('forged or stale JWTs get 401 invalid_token', () => {
   test('a token not yet valid (nbf a minute ahead)', async (t) => {
     const { key, server } = await providerAndServer(t);
     await assertInvalidToken(server.url, await mint(key, userClaims({ nbf: nowSeconds() + 60 })));
+  });
+
+  test('a token issued in the future (iat a minute ahead): a wrong clock or a token minted for later', async (t) => {
+    const { key, server } = await providerAndServer(t);
+    await assertInvalidToken(server.url, await mint(key, userClaims(), { issuedAt: nowSeconds() + 60 }));
   });
 
   test('a wrong iss, or none, when JWT_ISSUER is set', async (t) => {
