@@ -51,12 +51,19 @@ function originForm(target: string): string {
   return url.pathname + url.search;
 }
 
-/** Host header lines in a request: node keeps only the first in `headers`, RFC 9112 §3.2 wants exactly one. */
-function hostLines(rawHeaders: readonly string[]): number {
-  let count = 0;
+/**
+ * How many lines of each header a request may carry once: node keeps only the first in `headers`.
+ * RFC 9112 §3.2 wants exactly one Host; two Authorization or Content-Type lines are ambiguous,
+ * and a proxy in front may have read the other one, so they are refused rather than resolved.
+ */
+function singleHeaderLines(rawHeaders: readonly string[]): { host: number; authorization: number; contentType: number } {
+  const count = { host: 0, authorization: 0, contentType: 0 };
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i] as string;
-    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+    // The length first: most names are none of the three, and need no lowercase copy.
+    if (name.length === 4 && name.toLowerCase() === 'host') count.host++;
+    else if (name.length === 13 && name.toLowerCase() === 'authorization') count.authorization++;
+    else if (name.length === 12 && name.toLowerCase() === 'content-type') count.contentType++;
   }
   return count;
 }
@@ -115,8 +122,10 @@ export function buildApp(parts: AppParts): RequestListener {
 
   /** Runs the checks and the route; a promise only when something on the way had to wait. */
   function dispatch(ctx: RequestContext, match: Match | undefined): MaybePromise<void> {
-    const hosts = hostLines(ctx.req.rawHeaders);
-    if (hosts > 1 || (hosts === 0 && ctx.req.httpVersion === '1.1')) throw errors.badHost();
+    const lines = singleHeaderLines(ctx.req.rawHeaders);
+    if (lines.host > 1 || (lines.host === 0 && ctx.req.httpVersion === '1.1')) throw errors.badHost();
+    if (lines.authorization > 1) throw errors.repeatedHeader('Authorization');
+    if (lines.contentType > 1) throw errors.repeatedHeader('Content-Type');
     if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');
     if (match === undefined) throw errors.routeNotFound();
     const { route } = match;

@@ -41,6 +41,7 @@ export const errors = {
     }),
   // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without Host (node's own check sends no body).
   badHost: () => new ApiError(400, 'An HTTP/1.1 request must carry exactly one Host header.', { connection: 'close' }),
+  repeatedHeader: (name: string) => new ApiError(400, `The request carries more than one ${name} header; send one.`, { connection: 'close' }),
   routeNotFound: () => new ApiError(404, 'No resource exists at this path.'),
   plantNotFound: () => new ApiError(404, 'No plant with this id exists.'),
   methodNotAllowed: (allow: readonly string[]) =>

@@ -121,6 +121,24 @@ for (const kind of storeKinds()) {
       assert.equal(old.status, 200);
     });
 
+    test('two Authorization or two Content-Type lines → 400 Error body naming the header, before any other check', async (t) => {
+      const server = await startTestServer(t, kind);
+      const { token } = await server.user();
+      const auth = `Authorization: Bearer ${token}`;
+      const cases = [
+        ['GET /plants', `${auth}\r\nAuthorization: Bearer pst_other`, /more than one Authorization header/],
+        ['GET /no-such-path', `${auth}\r\nauthorization: Bearer ${token}`, /more than one Authorization header/],
+        ['POST /plants', `${auth}\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2`, /more than one Content-Type header/],
+      ] as const;
+      for (const [line, headers, message] of cases) {
+        const answer = await rawExchange(server.url, `${line} HTTP/1.1\r\nHost: x\r\n${headers}\r\n\r\n{}`);
+        assertRawError(answer, 400, `${line} with ${headers}`);
+        assert.match(JSON.parse(parseAnswer(answer).body).message as string, message);
+      }
+      const one = parseAnswer(await rawExchange(server.url, `GET /plants HTTP/1.1\r\nHost: x\r\n${auth}\r\nConnection: close\r\n\r\n`));
+      assert.equal(one.status, 200, 'one of each is fine');
+    });
+
     test('a request with two Host lines → 400 Error body, even when they agree', async (t) => {
       const server = await startTestServer(t, kind);
       for (const hosts of ['Host: a\r\nHost: b', 'Host: a\r\nhost: a']) {

@@ -90,7 +90,8 @@ absent one (404 on DELETE, absent from GET). All tokens of one user share that u
   the error answers below), whatever the token.
 - Request headers must arrive within 30 s and the whole request within 30 s, or the connection gets 408 or is closed.
   What the HTTP parser itself rejects gets an Error body and the connection is closed: 400 for a malformed request,
-  431 for headers larger than the server accepts; an \`Expect\` other than \`100-continue\` gets 417.
+  431 for headers larger than the server accepts; an \`Expect\` other than \`100-continue\` gets 417. So does a
+  request with no \`Host\` (HTTP/1.1) or more than one \`Host\`, \`Authorization\` or \`Content-Type\` line: 400.
 - Paths carry no version prefix; this document's version is the interface version.
 
 ## Error answers
