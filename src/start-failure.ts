@@ -3,7 +3,6 @@
  * setting to change. The CLI prints the line and exits 1: no stack trace reaches the user.
  */
 import { StoreUnavailableError } from './errors.js';
-import { RedisUrlError } from './http/rate-limit.js';
 
 /** A start that cannot succeed as configured; the message is the line to print. */
 export class StartError extends Error {
@@ -157,7 +156,6 @@ function explainStartFailure(error: unknown, settings: { databaseUrl: string; ho
 /** The StartError that explains `error`, or `error` itself when it is none. */
 export function asStartError(error: unknown, settings: { databaseUrl: string; host: string; port: number }): unknown {
   if (error instanceof StartError) return error;
-  if (error instanceof RedisUrlError) return new StartError(`cannot use Redis: ${error.message}`);
   const line = explainStartFailure(error, settings);
   return line === undefined ? error : new StartError(line);
 }

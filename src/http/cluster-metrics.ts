@@ -79,10 +79,8 @@ export class ClusterMetrics {
   }
 
   private answer(worker: Worker, id: number): void {
-    const reply = (scraped: ScrapeReply) => {
-      // The worker that asked may have died while the sum was made: its reply has nowhere to go.
-      if (worker.isConnected()) worker.send(scraped, () => {});
-    };
+    // The worker that asked may have died while the sum was made: the callback takes the error of a reply with nowhere to go.
+    const reply = (scraped: ScrapeReply) => worker.send(scraped, () => {});
     this.sum().then(
       (text) => reply({ type: SCRAPED, id, text }),
       (error: Error) => reply({ type: SCRAPED, id, error: error.message }),

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../logger.js';
 import type { RateLimit } from '../settings.js';
+import { StartError } from '../start-failure.js';
 
 /** A command to a Redis that went silent gives up after this, and the process counts on its own. */
 const REDIS_COMMAND_TIMEOUT_MS = 250;
@@ -19,25 +20,16 @@ const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;
 /** The policy's name in the RateLimit and RateLimit-Policy headers. */
 const POLICY = '"owner"';
 
-/** REDIS_URL names something this Redis refuses for good; the message is the line to print. */
-export class RedisUrlError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RedisUrlError';
-  }
-}
-
 /**
- * The refusal of the database number REDIS_URL names, if `error` is one: ioredis sends SELECT
- * on each connect, reports Redis' answer as an 'error' event, then calls the connection ready.
+ * What is wrong when `error` is Redis refusing the database number REDIS_URL names: ioredis
+ * sends SELECT on each connect, reports Redis' answer as an 'error' event, then calls the
+ * connection ready. Undefined for any other error.
  */
-function refusedDatabase(error: Error, url: string): RedisUrlError | undefined {
+function refusedDatabase(error: Error, url: string): string | undefined {
   if ((error as { command?: { name?: unknown } }).command?.name !== 'select') return undefined;
   const { hostname, port, pathname, searchParams } = new URL(url);
   const database = pathname.slice(1) || searchParams.get('db');
-  return new RedisUrlError(
-    `Redis at ${hostname}:${port || '6379'} has no database ${database} (${error.message}); set REDIS_URL to one of its database numbers (0 to 15 by default)`,
-  );
+  return `Redis at ${hostname}:${port || '6379'} has no database ${database} (${error.message}); set REDIS_URL to one of its database numbers (0 to 15 by default)`;
 }
 
 /** What one request took from its owner's quota. */
@@ -54,7 +46,7 @@ export interface OwnerRateLimiter {
   readonly policyHeader: string;
   /**
    * Resolves once Redis first answered or failed (at most a connect timeout), so the first
-   * requests count where the rest do; rejects with a RedisUrlError when REDIS_URL is wrong for good.
+   * requests count where the rest do; rejects with a StartError when REDIS_URL is wrong for good.
    */
   readonly started: Promise<void>;
   consume(owner: string): Promise<RateDecision>;
@@ -143,7 +135,7 @@ function redisCounter(url: string, counting: { points: number; duration: number;
     // At start the refusal stops the start. Later (a Redis restarted with fewer databases) it is
     // no outage: ioredis goes on, on database 0, so say what is wrong rather than "does not answer".
     if (refused === undefined) goLocal(error.message, true);
-    else if (startSettled && state !== 'closed') logger.error({ reason: refused.message }, 'Redis refuses the database REDIS_URL names');
+    else if (startSettled && state !== 'closed') logger.error({ reason: refused }, 'Redis refuses the database REDIS_URL names');
   });
   redis.on('ready', answered);
   let failovers = 0;
@@ -160,7 +152,7 @@ function redisCounter(url: string, counting: { points: number; duration: number;
       redis.off('error', done);
       const refused = error === undefined ? undefined : refusedDatabase(error, url);
       if (refused === undefined) resolve();
-      else reject(refused);
+      else reject(new StartError(`cannot use Redis: ${refused}`));
     };
     const timer = setTimeout(done, REDIS_CONNECT_TIMEOUT_MS);
     redis.on('ready', done);
