@@ -1,15 +1,22 @@
 /**
  * The work that waits for the end of the event loop's current turn, so that what the turn's
- * requests asked for is done together. It runs in this order: the turn's writes go to the
- * writer thread as one batch (their responses follow in a later turn, once it is synced), the
- * turn's read transaction ends, then the turn's held responses are sent back to back. One
+ * requests asked for is done together. It runs in this order: the writer thread's answer to the
+ * batch it was given is taken if it is there, and the writes it answers are told; the turn's
+ * writes go to the writer thread as one batch (their responses follow once it is synced); the
+ * turn's read transaction ends; then the turn's held responses are sent back to back. One
  * instance per server; the store and the response batcher each give it their steps.
  */
 export class EndOfTurn {
+  private takeWriteAnswer: (() => void) | undefined;
   private commitWrites: (() => void) | undefined;
   private endReads: (() => void) | undefined;
   private sendResponses: (() => void) | undefined;
   private scheduled = false;
+
+  /** The store's look for its writer thread's answer, which otherwise waits for the next turn. */
+  setTakeWriteAnswer(step: () => void): void {
+    this.takeWriteAnswer = step;
+  }
 
   /** The store's hand-over of the turn's writes to its writer thread. */
   setCommitWrites(step: () => void): void {
@@ -30,6 +37,9 @@ export class EndOfTurn {
   readonly schedule = (): void => {
     if (this.scheduled) return;
     this.scheduled = true;
+    // Two immediates: node runs the promise callbacks that the first starts (the answered
+    // writes' handlers, which hold their responses) before the second, which sends them.
+    if (this.takeWriteAnswer !== undefined) setImmediate(this.takeWriteAnswer);
     setImmediate(this.run);
   };
 

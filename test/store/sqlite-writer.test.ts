@@ -82,3 +82,22 @@ test('a closed writer stays closed: its thread is not started again', async (t) 
   await sleep(300);
   assert.throws(() => writer.checkAlive(), /closed/);
 });
+
+test('takeAnswer hands over an answer that has come, without waiting for the event loop to poll', async (t) => {
+  const dir = tempDir(t);
+  await (await SqliteStore.open(join(dir, 'plantstore.db'))).close();
+  const writer = new Writer(join(dir, 'plantstore.db'));
+  t.after(() => writer.close());
+  let answered = false;
+  const batch = writer.run([...touch]).then(() => {
+    answered = true;
+  });
+  // The thread starts, opens the database and commits while the event loop is held here.
+  const until = Date.now() + 1500;
+  while (Date.now() < until);
+  writer.takeAnswer();
+  await Promise.resolve(); // promise callbacks only: no turn of the event loop
+  await Promise.resolve();
+  assert.ok(answered, 'the batch was answered within the same turn');
+  await batch;
+});

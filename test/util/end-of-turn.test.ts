@@ -33,3 +33,14 @@ endOfTurn.schedule();`;
   assert.match(result.stderr, /read transaction failed/, 'and the failure still surfaces');
   assert.notEqual(result.status, 0);
 });
+
+test('what the writer answer step starts runs before the responses are sent, in the same turn', async () => {
+  const endOfTurn = new EndOfTurn();
+  const ran: string[] = [];
+  endOfTurn.setTakeWriteAnswer(() => void Promise.resolve().then(() => ran.push('answered write responds')));
+  endOfTurn.setSendResponses(() => ran.push('send'));
+  endOfTurn.schedule();
+  setImmediate(() => ran.push('next immediate'));
+  await nextTurn();
+  assert.deepEqual(ran.slice(0, 2), ['answered write responds', 'send']);
+});

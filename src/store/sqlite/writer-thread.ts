@@ -3,7 +3,7 @@
  * one transaction. Its commits wait for their fsync (synchronous=FULL) here, not on the event
  * loop, and no connection sees a commit before that fsync is done.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection.js';
 import { prepareWriter, type WriteOp, type WriteResult } from './write-ops.js';
 
@@ -13,13 +13,13 @@ export type BatchOutcome = { results: WriteResult[] } | { failure: { code: strin
 /** What the thread posts: once `ready` when its connection is open, then one BatchOutcome per batch. */
 export type ThreadMessage = { ready: true } | BatchOutcome;
 
-const port = parentPort;
-if (port === null) throw new Error('writer-thread.js runs only as a worker thread');
-const db = openConnection((workerData as { path: string }).path);
+if (parentPort === null) throw new Error('writer-thread.js runs only as a worker thread');
+const { path, answers } = workerData as { path: string; answers: MessagePort };
+const db = openConnection(path);
 const runBatch = prepareWriter(db);
-port.postMessage({ ready: true } satisfies ThreadMessage);
+answers.postMessage({ ready: true } satisfies ThreadMessage);
 
-port.on('message', (ops: WriteOp[]) => {
+parentPort.on('message', (ops: WriteOp[]) => {
   let outcome: BatchOutcome;
   try {
     outcome = { results: runBatch(ops) };
@@ -27,5 +27,5 @@ port.on('message', (ops: WriteOp[]) => {
     const { code, message } = error as { code?: string; message: string };
     outcome = { failure: { code, message } };
   }
-  port.postMessage(outcome);
+  answers.postMessage(outcome);
 });

@@ -4,7 +4,7 @@
  * opens the database (its directory gone or not writable). A dead thread is started again after
  * a pause that doubles while new threads die before they have opened the database.
  */
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { StoreUnavailableError } from '../../errors.js';
 import type { ThreadMessage } from './writer-thread.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
@@ -19,6 +19,8 @@ const LAST_RESTART_MS = 10_000;
 
 export class Writer {
   private thread: Worker;
+  /** Where the thread answers: a port of our own, so that takeAnswer can read it before its event. */
+  private answers: MessagePort;
   private waiting: Waiting | undefined;
   /** Why writes are refused now: the thread died and its successor has not opened the database yet, or the writer is closed. */
   private down: Error | undefined;
@@ -30,7 +32,7 @@ export class Writer {
     /** Told, for the log, that the thread died and when another starts. */
     private readonly onDied: (error: Error) => void = () => {},
   ) {
-    this.thread = this.start();
+    [this.thread, this.answers] = this.start();
   }
 
   /** Runs one batch in one transaction; resolves once it is committed and synced. One at a time. */
@@ -44,6 +46,15 @@ export class Writer {
     });
   }
 
+  /** Takes the thread's answer now if it has come, rather than when the event loop next polls. */
+  takeAnswer(): void {
+    while (this.waiting !== undefined) {
+      const answer = receiveMessageOnPort(this.answers);
+      if (answer === undefined) return;
+      this.answered(answer.message as ThreadMessage);
+    }
+  }
+
   /** Throws while the thread is down: every write would fail, so the store is not ready. */
   checkAlive(): void {
     if (this.down !== undefined) throw this.down;
@@ -55,26 +66,35 @@ export class Writer {
     await this.thread.terminate();
   }
 
-  private start(): Worker {
-    const thread = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { path: this.path } });
+  private start(): [Worker, MessagePort] {
+    const { port1: answers, port2: threadPort } = new MessageChannel();
+    const thread = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { path: this.path, answers: threadPort }, transferList: [threadPort] });
     thread.unref(); // an idle writer does not keep a finished command alive
-    thread.on('message', (outcome: ThreadMessage) => {
-      if ('ready' in outcome) {
-        this.restartMs = FIRST_RESTART_MS;
-        if (!this.closed) this.down = undefined;
-        return;
-      }
-      const waiting = this.take();
-      if ('results' in outcome) waiting?.resolve(outcome.results);
-      else waiting?.reject(new StoreUnavailableError(`SQLite write failed (${outcome.failure.code ?? 'unknown'}): ${outcome.failure.message}`));
-    });
+    answers.on('message', (outcome: ThreadMessage) => this.answered(outcome));
+    answers.unref(); // the thread keeps the process alive while a batch is under way
     let failure: Error | undefined;
     thread.on('error', (error) => {
       failure = error;
     });
     // 'exit' follows an 'error' too.
-    thread.on('exit', (code) => this.died(failure ?? new Error(`the SQLite writer thread exited (${code})`)));
-    return thread;
+    thread.on('exit', (code) => {
+      // An answer the thread posted before it ended may not have been delivered yet.
+      for (let answer = receiveMessageOnPort(answers); answer !== undefined; answer = receiveMessageOnPort(answers)) this.answered(answer.message as ThreadMessage);
+      answers.close();
+      this.died(failure ?? new Error(`the SQLite writer thread exited (${code})`));
+    });
+    return [thread, answers];
+  }
+
+  private answered(outcome: ThreadMessage): void {
+    if ('ready' in outcome) {
+      this.restartMs = FIRST_RESTART_MS;
+      if (!this.closed) this.down = undefined;
+      return;
+    }
+    const waiting = this.take();
+    if ('results' in outcome) waiting?.resolve(outcome.results);
+    else waiting?.reject(new StoreUnavailableError(`SQLite write failed (${outcome.failure.code ?? 'unknown'}): ${outcome.failure.message}`));
   }
 
   private take(): Waiting | undefined {
@@ -93,7 +113,7 @@ export class Writer {
     this.restartMs = Math.min(pause * 2, LAST_RESTART_MS);
     this.onDied(new Error(`the SQLite writer thread died (${cause.message}); another starts in ${pause} ms`, { cause }));
     setTimeout(() => {
-      if (!this.closed) this.thread = this.start();
+      if (!this.closed) [this.thread, this.answers] = this.start();
     }, pause).unref();
   }
 }
