@@ -101,3 +101,22 @@ test('takeAnswer hands over an answer that has come, without waiting for the eve
   assert.ok(answered, 'the batch was answered within the same turn');
   await batch;
 });
+
+test('batches handed over before the first is answered run after it, in order', async (t) => {
+  const dir = tempDir(t);
+  await (await SqliteStore.open(join(dir, 'plantstore.db'))).close();
+  const writer = new Writer(join(dir, 'plantstore.db'));
+  t.after(() => writer.close());
+  const answered: number[] = [];
+  const creates = [1, 2, 3].map((n) =>
+    writer.run([{ kind: 'createPlant', owner: 'ann', id: 7n, name: `plant ${n}`, tag: null }]).then((results) => {
+      answered.push(n);
+      return results[0];
+    }),
+  );
+  const [first, second, third] = await Promise.all(creates);
+  assert.deepEqual(answered, [1, 2, 3]);
+  assert.equal(first?.kind === 'createPlant' && first.outcome, 'created');
+  assert.equal(second?.kind === 'createPlant' && second.outcome, 'conflict', 'the second ran after the first was committed');
+  assert.equal(third?.kind === 'createPlant' && third.outcome, 'conflict');
+});

@@ -42,24 +42,34 @@ test('a commit that fails refuses every write of its batch as unavailable', asyn
   for (const result of results) assert.ok(result.status === 'rejected' && result.reason instanceof StoreUnavailableError);
 });
 
-test('writes that arrive while a commit runs go together as the next batch; drain waits for all', async () => {
+test('up to two batches are out at once; writes that arrive meanwhile go together as the next; drain waits for all', async () => {
   const batches: number[] = [];
-  let finishFirst: () => void = () => {};
-  const firstDone = new Promise<void>((resolve) => (finishFirst = resolve));
+  const finish: (() => void)[] = [];
   const batcher = new WriteBatcher(async (ops) => {
     batches.push(ops.length);
-    if (batches.length === 1) await firstDone;
+    await new Promise<void>((resolve) => finish.push(resolve));
     return ops.map(() => changed);
   }, new EndOfTurn());
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
   const first = batcher.write(touch('a'));
-  await new Promise((resolve) => setImmediate(resolve));
-  const later = [1, 2, 3].map((n) => batcher.write(touch(`b${n}`)));
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(batches, [1], 'the next batch waits for the running commit');
+  await turn();
+  const second = [1, 2].map((n) => batcher.write(touch(`b${n}`)));
+  await turn();
+  assert.deepEqual(batches, [1, 2], 'a second batch goes while the first commits');
+  const third = [1, 2, 3].map((n) => batcher.write(touch(`c${n}`)));
+  await turn();
+  assert.deepEqual(batches, [1, 2], 'a third waits while two are out');
   let drained = false;
   const drain = batcher.drain().then(() => (drained = true));
-  finishFirst();
-  await Promise.all([first, ...later, drain]);
-  assert.deepEqual(batches, [1, 3]);
+  (finish[0] as () => void)();
+  await first;
+  await turn();
+  assert.deepEqual(batches, [1, 2, 3], 'the end of one sends the next');
+  (finish[1] as () => void)();
+  await Promise.all(second);
+  await turn();
+  assert.equal(drained, false, 'drain waits for the last batch out');
+  (finish[2] as () => void)();
+  await Promise.all([...third, drain]);
   assert.ok(drained);
 });

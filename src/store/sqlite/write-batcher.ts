@@ -1,13 +1,17 @@
 /**
  * Group commit: the writes that arrive in one turn of the event loop go to the writer thread
- * together at the end of the turn; writes that arrive while it commits go together as the next
- * batch. Each caller is answered once the commit that holds its write is synced.
+ * together at the end of the turn. Two batches may be out at once, one committing and one
+ * waiting behind it, so a turn's writes need not wait for the answer to the previous turn's
+ * (docs/performance.md, "Where the p99 of many comes from"); writes that arrive while two are out
+ * go together as the next. Each caller is answered once the commit that holds its write is synced.
  */
 import { StoreUnavailableError } from '../../errors.js';
 import type { EndOfTurn } from '../../util/end-of-turn.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 
 const MAX_BATCH = 1024;
+/** Batches handed to the writer thread and not yet answered, at most. */
+const MAX_IN_FLIGHT = 2;
 
 interface Pending {
   op: WriteOp;
@@ -17,7 +21,7 @@ interface Pending {
 
 export class WriteBatcher {
   private queue: Pending[] = [];
-  private committing = false;
+  private committing = 0;
   private idle: (() => void)[] = [];
   private readonly scheduleCommit: () => void;
 
@@ -41,19 +45,19 @@ export class WriteBatcher {
 
   /** Resolves once every write accepted so far is committed (closing waits for this). */
   drain(): Promise<void> {
-    if (!this.committing && this.queue.length === 0) return Promise.resolve();
+    if (this.committing === 0 && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  /** Starts committing the queued writes, unless a commit is under way: its end starts the next. */
+  /** Hands the queued writes to the writer thread, unless MAX_IN_FLIGHT batches are out: the end of one sends the next. */
   private commit(): void {
-    if (this.committing) return;
+    if (this.committing >= MAX_IN_FLIGHT) return;
     if (this.queue.length === 0) {
-      for (const resolve of this.idle.splice(0)) resolve();
+      if (this.committing === 0) for (const resolve of this.idle.splice(0)) resolve();
       return;
     }
     const batch = this.queue.splice(0, MAX_BATCH);
-    this.committing = true;
+    this.committing++;
     const started = performance.now();
     this.runBatch(batch.map((pending) => pending.op)).then(
       (results) => {
@@ -65,7 +69,7 @@ export class WriteBatcher {
         for (const pending of batch) pending.reject(failure);
       },
     ).finally(() => {
-      this.committing = false;
+      this.committing--;
       this.commit();
     });
   }

@@ -1,5 +1,6 @@
 /**
- * The event loop's side of the writer thread: one batch at a time, answered by a promise. A
+ * The event loop's side of the writer thread: batches run in the order handed over, each
+ * answered by a promise. A
  * failed statement is a failed batch, not a dead thread; a thread dies of a bug, or as it
  * opens the database (its directory gone or not writable). A dead thread is started again after
  * a pause that doubles while new threads die before they have opened the database.
@@ -21,7 +22,8 @@ export class Writer {
   private thread: Worker;
   /** Where the thread answers: a port of our own, so that takeAnswer can read it before its event. */
   private answers: MessagePort;
-  private waiting: Waiting | undefined;
+  /** The batches handed over and not yet answered, oldest first: the thread runs them in order. */
+  private readonly waiting: Waiting[] = [];
   /** Why writes are refused now: the thread died and its successor has not opened the database yet, or the writer is closed. */
   private down: Error | undefined;
   private closed = false;
@@ -35,12 +37,11 @@ export class Writer {
     [this.thread, this.answers] = this.start();
   }
 
-  /** Runs one batch in one transaction; resolves once it is committed and synced. One at a time. */
+  /** Runs one batch in one transaction, after those handed over before; resolves once it is committed and synced. */
   run(ops: WriteOp[]): Promise<WriteResult[]> {
     if (this.down !== undefined) return Promise.reject(this.down);
-    if (this.waiting !== undefined) return Promise.reject(new Error('Writer.run called while a batch is running'));
     return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
+      this.waiting.push({ resolve, reject });
       this.thread.ref(); // a batch under way keeps the process alive until it is answered
       this.thread.postMessage(ops);
     });
@@ -48,7 +49,7 @@ export class Writer {
 
   /** Takes the thread's answer now if it has come, rather than when the event loop next polls. */
   takeAnswer(): void {
-    while (this.waiting !== undefined) {
+    while (this.waiting.length > 0) {
       const answer = receiveMessageOnPort(this.answers);
       if (answer === undefined) return;
       this.answered(answer.message as ThreadMessage);
@@ -98,16 +99,15 @@ export class Writer {
   }
 
   private take(): Waiting | undefined {
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    this.thread.unref();
+    const waiting = this.waiting.shift();
+    if (this.waiting.length === 0) this.thread.unref();
     return waiting;
   }
 
   /** A batch under way when the thread died may or may not have been committed: its caller gets the 503 that says so. */
   private died(cause: Error): void {
     if (!this.closed) this.down = new StoreUnavailableError(`SQLite writes are unavailable: ${cause.message}`, { cause });
-    this.take()?.reject(this.down as Error);
+    for (let waiting = this.take(); waiting !== undefined; waiting = this.take()) waiting.reject(this.down as Error);
     if (this.closed) return;
     const pause = this.restartMs;
     this.restartMs = Math.min(pause * 2, LAST_RESTART_MS);
