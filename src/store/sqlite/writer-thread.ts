@@ -10,7 +10,7 @@ import { prepareWriter, type WriteOp, type WriteResult } from './write-ops.js';
 /** What the thread answers for each batch. */
 export type BatchOutcome = { results: WriteResult[] } | { failure: { code: string | undefined; message: string } };
 
-/** What the thread posts: once `ready` when its connection is open, then one BatchOutcome per batch. */
+/** What the thread posts on its `answers` port: once `ready` when its connection is open, then one BatchOutcome per batch. */
 export type ThreadMessage = { ready: true } | BatchOutcome;
 
 if (parentPort === null) throw new Error('writer-thread.js runs only as a worker thread');

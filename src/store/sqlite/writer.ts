@@ -1,9 +1,9 @@
 /**
  * The event loop's side of the writer thread: batches run in the order handed over, each
- * answered by a promise. A
- * failed statement is a failed batch, not a dead thread; a thread dies of a bug, or as it
- * opens the database (its directory gone or not writable). A dead thread is started again after
- * a pause that doubles while new threads die before they have opened the database.
+ * answered by a promise. A failed statement is a failed batch, not a dead thread; a thread dies
+ * of a bug, or as it opens the database (its directory gone or not writable). A dead thread is
+ * started again after a pause that doubles while new threads die before they have opened the
+ * database.
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { StoreUnavailableError } from '../../errors.js';
@@ -49,11 +49,7 @@ export class Writer {
 
   /** Takes the thread's answer now if it has come, rather than when the event loop next polls. */
   takeAnswer(): void {
-    while (this.waiting.length > 0) {
-      const answer = receiveMessageOnPort(this.answers);
-      if (answer === undefined) return;
-      this.answered(answer.message as ThreadMessage);
-    }
+    if (this.waiting.length > 0) this.takeAnswers(this.answers);
   }
 
   /** Throws while the thread is down: every write would fail, so the store is not ready. */
@@ -79,12 +75,18 @@ export class Writer {
     });
     // 'exit' follows an 'error' too.
     thread.on('exit', (code) => {
-      // An answer the thread posted before it ended may not have been delivered yet.
-      for (let answer = receiveMessageOnPort(answers); answer !== undefined; answer = receiveMessageOnPort(answers)) this.answered(answer.message as ThreadMessage);
+      this.takeAnswers(answers); // posted before the thread ended, maybe not delivered yet
       answers.close();
       this.died(failure ?? new Error(`the SQLite writer thread exited (${code})`));
     });
     return [thread, answers];
+  }
+
+  /** Handles every answer waiting in `port`, in order. */
+  private takeAnswers(port: MessagePort): void {
+    for (let answer = receiveMessageOnPort(port); answer !== undefined; answer = receiveMessageOnPort(port)) {
+      this.answered(answer.message as ThreadMessage);
+    }
   }
 
   private answered(outcome: ThreadMessage): void {
