@@ -73,3 +73,18 @@ test('up to two batches are out at once; writes that arrive meanwhile go togethe
   await Promise.all([...third, drain]);
   assert.ok(drained);
 });
+
+test('a turn with more writes than one batch holds sends the rest as a second batch at once', async () => {
+  const batches: number[] = [];
+  const finish: (() => void)[] = [];
+  const batcher = new WriteBatcher(async (ops) => {
+    batches.push(ops.length);
+    await new Promise<void>((resolve) => finish.push(resolve));
+    return ops.map(() => changed);
+  }, new EndOfTurn());
+  const writes = Array.from({ length: 1500 }, (_, n) => batcher.write(touch(`t${n}`)));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(batches, [1024, 476]);
+  for (const done of finish) done();
+  await Promise.all(writes);
+});

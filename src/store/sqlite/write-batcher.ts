@@ -49,14 +49,13 @@ export class WriteBatcher {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  /** Hands the queued writes to the writer thread, unless MAX_IN_FLIGHT batches are out: the end of one sends the next. */
+  /** Hands the queued writes to the writer thread while fewer than MAX_IN_FLIGHT batches are out: the end of one sends the next. */
   private commit(): void {
-    if (this.committing >= MAX_IN_FLIGHT) return;
-    if (this.queue.length === 0) {
-      if (this.committing === 0) for (const resolve of this.idle.splice(0)) resolve();
-      return;
-    }
-    const batch = this.queue.splice(0, MAX_BATCH);
+    while (this.committing < MAX_IN_FLIGHT && this.queue.length > 0) this.send(this.queue.splice(0, MAX_BATCH));
+    if (this.committing === 0 && this.queue.length === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  private send(batch: Pending[]): void {
     this.committing++;
     const started = performance.now();
     this.runBatch(batch.map((pending) => pending.op)).then(
