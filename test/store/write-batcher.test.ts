@@ -42,7 +42,8 @@ test('a commit that fails refuses every write of its batch as unavailable', asyn
   for (const result of results) assert.ok(result.status === 'rejected' && result.reason instanceof StoreUnavailableError);
 });
 
-test('up to two batches are out at once; writes that arrive meanwhile go together as the next; drain waits for all', async () => {
+/** A batcher whose commits each wait until the test calls its `finish`; `batches` has their sizes. */
+function heldBatcher() {
   const batches: number[] = [];
   const finish: (() => void)[] = [];
   const batcher = new WriteBatcher(async (ops) => {
@@ -50,6 +51,11 @@ test('up to two batches are out at once; writes that arrive meanwhile go togethe
     await new Promise<void>((resolve) => finish.push(resolve));
     return ops.map(() => changed);
   }, new EndOfTurn());
+  return { batcher, batches, finish };
+}
+
+test('up to two batches are out at once; writes that arrive meanwhile go together as the next; drain waits for all', async () => {
+  const { batcher, batches, finish } = heldBatcher();
   const turn = () => new Promise((resolve) => setImmediate(resolve));
   const first = batcher.write(touch('a'));
   await turn();
@@ -75,13 +81,7 @@ test('up to two batches are out at once; writes that arrive meanwhile go togethe
 });
 
 test('a turn with more writes than one batch holds sends the rest as a second batch at once', async () => {
-  const batches: number[] = [];
-  const finish: (() => void)[] = [];
-  const batcher = new WriteBatcher(async (ops) => {
-    batches.push(ops.length);
-    await new Promise<void>((resolve) => finish.push(resolve));
-    return ops.map(() => changed);
-  }, new EndOfTurn());
+  const { batcher, batches, finish } = heldBatcher();
   const writes = Array.from({ length: 1500 }, (_, n) => batcher.write(touch(`t${n}`)));
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(batches, [1024, 476]);
