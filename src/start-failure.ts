@@ -42,14 +42,33 @@ function refusedTls(error: unknown): boolean {
   return details(error).some((detail) => detail.message === NO_TLS);
 }
 
+/** The codes node gives a server's TLS certificate that fails verification: OpenSSL's, and node's own for the host name. */
+const CERTIFICATE_REFUSALS = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function refusedCertificate(error: unknown): (Detail & { code: string }) | undefined {
+  return details(error).find((detail): detail is Detail & { code: string } => typeof detail.code === 'string' && CERTIFICATE_REFUSALS.has(detail.code));
+}
+
 /**
  * PostgreSQL errors that waiting will not change: the database does not exist (3D000), the
  * role does not exist or may not connect (28000), the password is wrong (28P01), the URL asks
- * for TLS and the server has none.
+ * for TLS and the server has none, or the server's certificate fails verification.
  */
 export function isPermanentDatabaseFailure(error: unknown): boolean {
   const code = serverError(error)?.code;
-  return refusedTls(error) || (code !== undefined && (code === '3D000' || code.startsWith('28')));
+  return refusedTls(error) || refusedCertificate(error) !== undefined || (code !== undefined && (code === '3D000' || code.startsWith('28')));
 }
 
 const LISTEN_SYSCALLS = new Set(['listen', 'bind']);
@@ -123,6 +142,10 @@ function postgresFailure(error: unknown, databaseUrl: string): string | undefine
   if (refusedTls(error)) {
     const asked = url.searchParams.has('sslmode') ? `sslmode=${url.searchParams.get('sslmode')}` : 'TLS';
     return `${server} does not support TLS, but DATABASE_URL asks for ${asked}; turn TLS on in the server (ssl = on) or change sslmode in DATABASE_URL`;
+  }
+  const certificate = refusedCertificate(error);
+  if (certificate !== undefined) {
+    return `${server} sent a TLS certificate that fails verification (${certificate.code}: ${certificate.message}); set sslrootcert=<file> in DATABASE_URL to the certificate of the CA that signed it, and use the host name the certificate names`;
   }
   const [, cause] = details(error);
   if (cause === undefined) return undefined;

@@ -5,7 +5,9 @@
  * trusts every local login, cannot produce.
  */
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { createSecureContext, TLSSocket } from 'node:tls';
 import type { TestContext } from 'node:test';
 
 function errorResponse(code: string, message: string): Buffer {
@@ -44,6 +46,23 @@ export async function postgresWithoutTls(t: TestContext): Promise<number> {
   const server = createServer((socket) => {
     socket.on('error', () => {});
     socket.once('data', () => socket.end('N'));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
+}
+
+/** A server that accepts PostgreSQL's TLS request and presents the test certificate, self-signed for localhost and 127.0.0.1. */
+export async function postgresWithTls(t: TestContext): Promise<number> {
+  const fixtures = new URL('../../../test/fixtures/', import.meta.url);
+  const secureContext = createSecureContext({ cert: readFileSync(new URL('tls-test-cert.pem', fixtures)), key: readFileSync(new URL('tls-test-key.pem', fixtures)) });
+  const server = createServer((socket) => {
+    socket.on('error', () => {});
+    socket.once('data', () => {
+      socket.write('S');
+      new TLSSocket(socket, { isServer: true, secureContext }).on('error', () => {});
+    });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

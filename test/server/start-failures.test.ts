@@ -10,7 +10,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { CLI, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
-import { postgresWithoutTls, refusingPostgres } from '../helpers/refusing-postgres.js';
+import { postgresWithoutTls, postgresWithTls, refusingPostgres } from '../helpers/refusing-postgres.js';
 import { postgresUrlOrSkipReason, tempDir } from '../helpers/server.js';
 import { unprivileged } from '../helpers/unprivileged.js';
 
@@ -140,6 +140,18 @@ describe('PostgreSQL refusing the start', () => {
     assert.equal(
       onlyLine(result),
       `plantstore: cannot use the database: PostgreSQL at 127.0.0.1:${port} does not support TLS, but DATABASE_URL asks for sslmode=verify-full; turn TLS on in the server (ssl = on) or change sslmode in DATABASE_URL`,
+    );
+    assert.doesNotMatch(result.stderr + result.stdout, /s3cret|retrying/);
+    assert.ok(Date.now() - started < 5_000, 'no retries');
+  });
+
+  test('a server certificate that fails verification stops the start at once with one line', { timeout: 15_000 }, async (t) => {
+    const port = await postgresWithTls(t);
+    const started = Date.now();
+    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${port}/plants?sslmode=verify-full` });
+    assert.equal(
+      onlyLine(result),
+      `plantstore: cannot use the database: PostgreSQL at 127.0.0.1:${port} sent a TLS certificate that fails verification (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate); set sslrootcert=<file> in DATABASE_URL to the certificate of the CA that signed it, and use the host name the certificate names`,
     );
     assert.doesNotMatch(result.stderr + result.stdout, /s3cret|retrying/);
     assert.ok(Date.now() - started < 5_000, 'no retries');
