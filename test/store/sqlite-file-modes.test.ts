@@ -24,12 +24,13 @@ after(() => {
   process.umask(umask);
 });
 
-async function storeWithAPlant(path: string): Promise<void> {
+/** Opens the store at `path` and writes to it; `files` (SQLite puts them beside a link's target) are checked meanwhile. */
+async function storeWithAPlant(path: string, files = path): Promise<void> {
   const store = await SqliteStore.open(path);
   try {
     await store.createPlant('alice', { id: 1n, name: 'fern', tag: null });
-    assert.ok(existsSync(`${path}-wal`), 'a -wal file while the store is open');
-    for (const file of [path, `${path}-wal`, `${path}-shm`]) assert.equal(othersBits(file), '0', file);
+    assert.ok(existsSync(`${files}-wal`), 'a -wal file while the store is open');
+    for (const file of [files, `${files}-wal`, `${files}-shm`]) assert.equal(othersBits(file), '0', file);
   } finally {
     await store.close();
   }
@@ -40,6 +41,15 @@ test('a new database, its -wal and -shm, and the folders made for it are readabl
   await storeWithAPlant(join(folder, 'plantstore.db'));
   assert.equal(othersBits(folder), '0', 'the folder');
   assert.equal(othersBits(join(folder, '..')), '0', 'its parent, made too');
+});
+
+test('a database path that links to a file not made yet: the file is made private', async (t) => {
+  const dir = tempDir(t);
+  const target = join(dir, 'volume', 'plantstore.db');
+  mkdirSync(join(dir, 'volume'));
+  const link = join(dir, 'plantstore.db');
+  symlinkSync(target, link);
+  await storeWithAPlant(link, target);
 });
 
 test('an existing database keeps the mode its operator gave it', async (t) => {

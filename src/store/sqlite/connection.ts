@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -23,11 +23,23 @@ const EXPLAINED_BY_OPEN = new Set(['EEXIST', 'EACCES', 'ENOENT', 'ENOTDIR', 'EIS
 /**
  * Creates the database file empty, readable and writable by its owner only, unless it exists:
  * SQLite gives the -wal and -shm files the database's mode, and a new database must not let
- * other users read every owner's plants.
+ * other users read every owner's plants. An existing file is never opened here: closing any
+ * descriptor of a file drops every SQLite lock this process holds on it.
  */
 function createPrivateFile(path: string): void {
   try {
     closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    // `wx` does not follow a link; a link to a file not made yet is made through it.
+    if (code === 'EEXIST' && lstatSync(path).isSymbolicLink() && !existsSync(path)) return createLinkTarget(path);
+    if (!EXPLAINED_BY_OPEN.has(code)) throw error;
+  }
+}
+
+function createLinkTarget(link: string): void {
+  try {
+    closeSync(openSync(link, constants.O_WRONLY | constants.O_CREAT, 0o600));
   } catch (error) {
     if (!EXPLAINED_BY_OPEN.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
   }
