@@ -130,34 +130,35 @@ function redisCounter(url: string, counting: { points: number; duration: number;
     state = 'redis';
     skipRedisUntil = 0;
   };
+  let settleStart: (refused: string | undefined) => void = () => {};
+  const started = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => settleStart(undefined), REDIS_CONNECT_TIMEOUT_MS);
+    settleStart = (refused) => {
+      if (startSettled) return;
+      startSettled = true;
+      clearTimeout(timer);
+      if (refused === undefined) resolve();
+      else reject(new StartError(`cannot use Redis: ${refused}`));
+    };
+  });
   redis.on('error', (error: Error) => {
     const refused = refusedDatabase(error, url);
     // At start the refusal stops the start. Later (a Redis restarted with fewer databases) it is
     // no outage: ioredis goes on, on database 0, so say what is wrong rather than "does not answer".
     if (refused === undefined) goLocal(error.message, true);
     else if (startSettled && state !== 'closed') logger.error({ reason: refused }, 'Redis refuses the database REDIS_URL names');
+    settleStart(refused);
   });
-  redis.on('ready', answered);
+  redis.on('ready', () => {
+    answered();
+    settleStart(undefined);
+  });
   let failovers = 0;
   const fallback = new FallbackCounter(counting, () => {
     failovers++;
     goLocal('a command failed or timed out', false);
   });
   const inRedis = new RateLimiterRedis({ ...counting, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: fallback });
-  const started = new Promise<void>((resolve, reject) => {
-    const done = (error?: Error) => {
-      startSettled = true;
-      clearTimeout(timer);
-      redis.off('ready', done);
-      redis.off('error', done);
-      const refused = error === undefined ? undefined : refusedDatabase(error, url);
-      if (refused === undefined) resolve();
-      else reject(new StartError(`cannot use Redis: ${refused}`));
-    };
-    const timer = setTimeout(done, REDIS_CONNECT_TIMEOUT_MS);
-    redis.on('ready', done);
-    redis.on('error', done);
-  });
   return {
     async consume(owner) {
       if (Date.now() < skipRedisUntil) return fallback.consumeHere(owner);

@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket } from 'node:tls';
 import type { TestContext } from 'node:test';
 
@@ -21,51 +21,46 @@ function errorResponse(code: string, message: string): Buffer {
   return Buffer.concat([head, fields]);
 }
 
-/** Starts the server on 127.0.0.1 and returns its port; it closes after the test. */
-export async function refusingPostgres(t: TestContext, code: string, message: string): Promise<number> {
+/** Starts a server on 127.0.0.1 that treats each connection with `onConnection`, and returns its port; it closes after the test. */
+async function fakePostgres(t: TestContext, onConnection: (socket: Socket) => void): Promise<number> {
   const server = createServer((socket) => {
-    let received = Buffer.alloc(0);
     socket.on('error', () => {});
+    onConnection(socket);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
+}
+
+/** Starts the server and returns its port; it closes after the test. */
+export function refusingPostgres(t: TestContext, code: string, message: string): Promise<number> {
+  return fakePostgres(t, (socket) => {
+    let received = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
       // The startup message is length-prefixed; answer once it is all here.
       if (received.length >= 4 && received.length >= received.readInt32BE(0)) socket.end(errorResponse(code, message));
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return (server.address() as AddressInfo).port;
 }
 
 /**
  * Starts a server that answers a TLS request with no (`N`), as a PostgreSQL without TLS does,
  * and returns its port; it closes after the test.
  */
-export async function postgresWithoutTls(t: TestContext): Promise<number> {
-  const server = createServer((socket) => {
-    socket.on('error', () => {});
-    socket.once('data', () => socket.end('N'));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return (server.address() as AddressInfo).port;
+export function postgresWithoutTls(t: TestContext): Promise<number> {
+  return fakePostgres(t, (socket) => socket.once('data', () => socket.end('N')));
 }
 
 /** A server that accepts PostgreSQL's TLS request and presents the test certificate, self-signed for localhost and 127.0.0.1. */
-export async function postgresWithTls(t: TestContext): Promise<number> {
+export function postgresWithTls(t: TestContext): Promise<number> {
   const fixtures = new URL('../../../test/fixtures/', import.meta.url);
   const secureContext = createSecureContext({ cert: readFileSync(new URL('tls-test-cert.pem', fixtures)), key: readFileSync(new URL('tls-test-key.pem', fixtures)) });
-  const server = createServer((socket) => {
-    socket.on('error', () => {});
+  return fakePostgres(t, (socket) =>
     socket.once('data', () => {
       socket.write('S');
       new TLSSocket(socket, { isServer: true, secureContext }).on('error', () => {});
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return (server.address() as AddressInfo).port;
+    }),
+  );
 }

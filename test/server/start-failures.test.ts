@@ -133,29 +133,28 @@ describe('PostgreSQL refusing the start', () => {
     assert.match(line, /refused user "plantstore_no_such_role" \(28000: role "plantstore_no_such_role" does not exist\)/);
   });
 
-  test('TLS asked of a server without it stops the start at once with one line, the password never shown', { timeout: 15_000 }, async (t) => {
-    const port = await postgresWithoutTls(t);
-    const started = Date.now();
-    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${port}/plants?sslmode=verify-full` });
-    assert.equal(
-      onlyLine(result),
-      `plantstore: cannot use the database: PostgreSQL at 127.0.0.1:${port} does not support TLS, but DATABASE_URL asks for sslmode=verify-full; turn TLS on in the server (ssl = on) or change sslmode in DATABASE_URL`,
-    );
-    assert.doesNotMatch(result.stderr + result.stdout, /s3cret|retrying/);
-    assert.ok(Date.now() - started < 5_000, 'no retries');
-  });
-
-  test('a server certificate that fails verification stops the start at once with one line', { timeout: 15_000 }, async (t) => {
-    const port = await postgresWithTls(t);
-    const started = Date.now();
-    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${port}/plants?sslmode=verify-full` });
-    assert.equal(
-      onlyLine(result),
-      `plantstore: cannot use the database: PostgreSQL at 127.0.0.1:${port} sent a TLS certificate that fails verification (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate); set sslrootcert=<file> in DATABASE_URL to the certificate of the CA that signed it, and use the host name the certificate names`,
-    );
-    assert.doesNotMatch(result.stderr + result.stdout, /s3cret|retrying/);
-    assert.ok(Date.now() - started < 5_000, 'no retries');
-  });
+  const tlsRefusals: [string, (t: TestContext) => Promise<number>, string][] = [
+    [
+      'TLS asked of a server without it',
+      postgresWithoutTls,
+      'does not support TLS, but DATABASE_URL asks for sslmode=verify-full; turn TLS on in the server (ssl = on) or change sslmode in DATABASE_URL',
+    ],
+    [
+      'a server certificate that fails verification',
+      postgresWithTls,
+      'sent a TLS certificate that fails verification (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate); set sslrootcert=<file> in DATABASE_URL to the certificate of the CA that signed it, and use the host name the certificate names',
+    ],
+  ];
+  for (const [name, fakeServer, reason] of tlsRefusals) {
+    test(`${name} stops the start at once with one line, the password never shown`, { timeout: 15_000 }, async (t) => {
+      const port = await fakeServer(t);
+      const started = Date.now();
+      const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${port}/plants?sslmode=verify-full` });
+      assert.equal(onlyLine(result), `plantstore: cannot use the database: PostgreSQL at 127.0.0.1:${port} ${reason}`);
+      assert.doesNotMatch(result.stderr + result.stdout, /s3cret|retrying/);
+      assert.ok(Date.now() - started < 5_000, 'no retries');
+    });
+  }
 
   test('TLS asked of the real server, which has none, stops the start at once', { skip: postgres.reason, timeout: 15_000 }, async () => {
     const url = new URL(postgres.url as string);

@@ -27,19 +27,10 @@ const EXPLAINED_BY_OPEN = new Set(['EEXIST', 'EACCES', 'ENOENT', 'ENOTDIR', 'EIS
  * descriptor of a file drops every SQLite lock this process holds on it.
  */
 function createPrivateFile(path: string): void {
+  // `wx` does not follow a link: a link to a file not made yet has the file made through it.
+  const linkToNothing = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true && !existsSync(path);
   try {
-    closeSync(openSync(path, 'wx', 0o600));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    // `wx` does not follow a link; a link to a file not made yet is made through it.
-    if (code === 'EEXIST' && lstatSync(path).isSymbolicLink() && !existsSync(path)) return createLinkTarget(path);
-    if (!EXPLAINED_BY_OPEN.has(code)) throw error;
-  }
-}
-
-function createLinkTarget(link: string): void {
-  try {
-    closeSync(openSync(link, constants.O_WRONLY | constants.O_CREAT, 0o600));
+    closeSync(openSync(path, linkToNothing ? constants.O_WRONLY | constants.O_CREAT : 'wx', 0o600));
   } catch (error) {
     if (!EXPLAINED_BY_OPEN.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
   }
