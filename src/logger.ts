@@ -102,3 +102,12 @@ export function createLogger(level: LogLevel, destination: DestinationStream = s
     destination,
   );
 }
+
+/**
+ * Node's process warnings (a dependency's deprecation notice, say) as log lines: node would print
+ * them to stderr as lines of text among the JSON ones, where a log shipper cannot read them.
+ */
+export function logProcessWarnings(logger: Logger): void {
+  process.removeAllListeners('warning'); // node's own listener, the one that prints to stderr
+  process.on('warning', (warning) => logger.warn({ warning: { name: warning.name, code: (warning as NodeJS.ErrnoException).code } }, warning.message));
+}

@@ -7,7 +7,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { StoreUnavailableError } from './errors.js';
 import { ClusterMetrics } from './http/cluster-metrics.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, logProcessWarnings, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import { startServer } from './server.js';
 import { StartError, asStartError, briefReason, isPermanentDatabaseFailure } from './start-failure.js';
@@ -35,6 +35,7 @@ function isStartFailed(message: unknown): message is StartFailedMessage {
 /** Serves until SIGTERM or SIGINT. A start that cannot succeed rejects with a StartError. */
 export async function serve(settings: Settings): Promise<void> {
   const logger = createLogger(settings.logLevel);
+  logProcessWarnings(logger);
   try {
     if (settings.workers > 1 && cluster.isPrimary) return await supervise(settings, logger);
     return await serveOne(settings, logger);

@@ -156,6 +156,19 @@ describe('PostgreSQL refusing the start', () => {
     });
   }
 
+  test("pg's warning about sslmode=require is a JSON log line, not text among the log's lines", { timeout: 15_000 }, async (t) => {
+    const port = await postgresWithoutTls(t);
+    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${port}/plants?sslmode=require` });
+    assert.match(onlyLine(result), /does not support TLS, but DATABASE_URL asks for sslmode=require/);
+    const warnings = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((line) => line.level === 40);
+    assert.equal(warnings.length, 1, result.stdout);
+    assert.match(warnings[0]?.msg ?? '', /SSL modes 'prefer', 'require', and 'verify-ca' are treated as aliases for 'verify-full'/);
+  });
+
   test('TLS asked of the real server, which has none, stops the start at once', { skip: postgres.reason, timeout: 15_000 }, async () => {
     const url = new URL(postgres.url as string);
     url.searchParams.set('sslmode', 'verify-full');
