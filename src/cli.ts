@@ -141,7 +141,7 @@ settingOptions(
 });
 
 settingOptions(
-  token.command('list').description('list tokens: id, user, scopes, created, expires, last used (never the token)').option('--json', 'print a JSON array'),
+  token.command('list').description('list tokens: id, user, scopes, created, expires, last used, revoked (never the token)').option('--json', 'print a JSON array'),
   DATABASE_SETTINGS,
 ).action(async (options: { json?: boolean }, command: Command) => {
   const tokens = await withStore(command, (store) => store.listTokens());
