@@ -20,6 +20,7 @@ import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { serve } from './serve.js';
 import { plantsCommand } from './cli/plants-command.js';
+import { stdoutFailed } from './cli/cli-errors.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -190,6 +191,10 @@ settingOptions(
 });
 
 program.addCommand(plantsCommand());
+// Not for serve, whose log writes to the file descriptor itself (logger.ts).
+program.hook('preAction', (_program, action) => {
+  if (action.name() !== 'serve') process.stdout.on('error', stdoutFailed);
+});
 
 configureUsageErrors(program);
 

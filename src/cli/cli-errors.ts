@@ -1,4 +1,4 @@
-/** How a `plants` command failure becomes one line on stderr and an exit code. */
+/** How a command's failure becomes one line on stderr and an exit code. */
 import { PlantStoreError, PlantStoreResponseError } from '../client/index.js';
 import { maskedUrl } from '../util/masked-url.js';
 import { USAGE_EXIT_CODE, UsageError } from './usage.js';
@@ -18,4 +18,15 @@ export function describeFailure(error: unknown, url: string): { line: string; ex
   }
   const message = error instanceof Error ? error.message : String(error);
   return { line: message.split('\n', 1)[0] ?? '', exitCode: EXIT_REFUSED };
+}
+
+/**
+ * Ends the command when stdout fails. A reader that stopped reading (`token list | head -1`)
+ * ends it quietly, as SIGPIPE would, with the exit code the command has set so far; any other
+ * failure is one line and exit 1.
+ */
+export function stdoutFailed(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  process.stderr.write(`plantstore: cannot write the output: ${error.code ?? error.message}\n`);
+  process.exit(EXIT_REFUSED);
 }

@@ -8,7 +8,7 @@ import { open } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { PlantStoreClient, type Plant } from '../client/index.js';
 import { parseInt64, parseNonNegativeInt32 } from '../plants/int64.js';
-import { EXIT_REFUSED, describeFailure } from './cli-errors.js';
+import { describeFailure } from './cli-errors.js';
 import { formatOfPath, readPlants, type ImportFormat } from './plant-input.js';
 import { CSV_HEADER, plantCsv, plantJson, plantTable } from './plants-output.js';
 import { nodeFetch } from './node-fetch.js';
@@ -48,7 +48,6 @@ async function output(text: string): Promise<void> {
 /** Runs a command's work (which may return an exit code); a failure becomes one line on stderr and the exit code. */
 async function run(command: Command, work: (client: PlantStoreClient, url: string) => Promise<unknown>, requestsInFlight = 1): Promise<void> {
   let url = DEFAULT_URL;
-  process.stdout.on('error', stdoutFailed);
   try {
     const connection = connect(command, requestsInFlight);
     url = connection.url;
@@ -59,12 +58,6 @@ async function run(command: Command, work: (client: PlantStoreClient, url: strin
     process.stderr.write(`plantstore: ${line}\n`);
     process.exitCode = exitCode;
   }
-}
-
-/** A reader that stopped reading (`plants export | head`) ends the command quietly, as SIGPIPE would. */
-function stdoutFailed(error: NodeJS.ErrnoException): void {
-  if (error.code !== 'EPIPE') process.stderr.write(`plantstore: cannot write the output: ${error.code ?? error.message}\n`);
-  process.exit(error.code === 'EPIPE' ? 0 : EXIT_REFUSED);
 }
 
 function usageFailure(message: string): void {

@@ -50,12 +50,18 @@ export async function runImport(client: PlantStoreClient, items: AsyncIterable<I
   } catch (error) {
     clearProgress();
     if (!(error instanceof ImportStoppedError)) throw error;
-    process.stdout.write(summaryText(error.summary));
     const { line, exitCode } = describeFailure(error.cause, options.url);
+    printSummary(error.summary, exitCode);
     process.stderr.write(`plantstore: the import stopped at line ${error.line} (a re-run is safe): ${line}\n`);
     return exitCode;
   }
   clearProgress();
+  return printSummary(summary, summary.conflicts.length + summary.refused.length > 0 ? EXIT_REFUSED : 0);
+}
+
+/** Sets the exit code before the summary is written: a reader that stops reading ends the process then (stdoutFailed). */
+function printSummary(summary: ImportSummary, exitCode: number): number {
+  process.exitCode = exitCode;
   process.stdout.write(summaryText(summary));
-  return summary.conflicts.length + summary.refused.length > 0 ? EXIT_REFUSED : 0;
+  return exitCode;
 }

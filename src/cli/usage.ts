@@ -15,6 +15,9 @@ export class UsageError extends Error {
   }
 }
 
+/** A misspelt `--name=value` comes back whole in commander's message, and its value may be a secret. */
+const OPTION_VALUE = /('-{1,2}[^'=\s]+=)[^']*'/g;
+
 function commandPath(command: Command): string {
   const names: string[] = [];
   for (let current: Command | null = command; current !== null; current = current.parent) names.unshift(current.name());
@@ -30,7 +33,7 @@ export function configureUsageErrors(command: Command): void {
   command.exitOverride();
   command.configureOutput({
     outputError: (text) => {
-      const line = text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim();
+      const line = text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').replace(OPTION_VALUE, "$1…'").trim();
       process.stderr.write(`plantstore: ${line}; see ${hint}\n`);
     },
     // commander writes the whole help here, as an error, when a command is missing or unknown

@@ -204,6 +204,21 @@ test('plants export into a reader that stops early (| head) ends quietly with ex
   assert.equal(code, 0);
 });
 
+test('an import with refused lines whose summary meets a reader that is gone still exits 1', async (t) => {
+  const server = await startTestServer(t);
+  const env = await userEnv(server);
+  const child = spawn(process.execPath, [CLI, 'plants', 'import', file(t, 'bad.csv', 'id,name,tag\nnot an id,x,\n')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.destroy(); // the summary's write meets EPIPE
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(stderr, '');
+  assert.equal(code, 1);
+});
+
 test('on a terminal, import shows a progress line on stderr and clears it before the summary', async (t) => {
   if (!existsSync('/usr/bin/script')) {
     t.skip('util-linux script(1), which gives the command a terminal, is not installed');

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { authorizedFetch, tempDir } from '../helpers/server.js';
-import { runCli, startServerProcess } from '../helpers/process.js';
+import { CLI, runCli, startServerProcess } from '../helpers/process.js';
 
 const TOKEN = /^pst_[A-Za-z0-9_-]{43}$/;
 
@@ -83,6 +85,18 @@ describe('plantstore token list', () => {
     const [listed] = await listTokens(databaseUrl);
     assert.deepEqual(Object.keys(listed ?? {}).sort(), ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'revokedAt', 'scopes', 'user']);
   });
+});
+
+test('token list into a reader that is gone (| head) ends quietly with exit 0', async (t) => {
+  const databaseUrl = database(t);
+  assert.equal((await runCli(['token', 'create', '--user', 'carol', '--database-url', databaseUrl])).code, 0);
+  const child = spawn(process.execPath, [CLI, 'token', 'list', '--database-url', databaseUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.destroy(); // before the command starts, so that its first write meets EPIPE
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
 });
 
 describe('plantstore token revoke', () => {

@@ -52,6 +52,12 @@ describe('a command line plantstore cannot run', () => {
     });
   }
 
+  test('a misspelt flag written --name=value: the value, which may be a secret, is not shown', async () => {
+    const result = await runCli(['token', 'create', '--user', 'a', '--databse-url=postgres://app:hunter2@db/plants']);
+    assert.match(usageLine(result), /^plantstore: unknown option '--databse-url=…'; see plantstore token create --help$/);
+    assert.doesNotMatch(result.stderr, /hunter2/);
+  });
+
   test('help for a known command still prints its help on stdout, exit 0', async () => {
     const result = await runCli(['help', 'token']);
     assert.equal(result.code, 0, result.stderr);
