@@ -43,6 +43,8 @@ export class PlantStoreClient {
       throw new TypeError('The base URL is not an absolute URL (such as http://127.0.0.1:8080/).');
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError('The base URL must be http: or https:.');
+    // fetch refuses such a URL with an error that quotes it, password and all.
+    if (base.username !== '' || base.password !== '') throw new TypeError('The base URL must not carry a user name or password: the client sends its token.');
     if (!base.pathname.endsWith('/')) base.pathname += '/';
     base.search = '';
     base.hash = '';

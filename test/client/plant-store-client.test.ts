@@ -108,8 +108,12 @@ describe('PlantStoreClient arguments', () => {
     await assert.rejects(client.createPlant({ id: -(2n ** 63n) - 1n, name: 'x' }), RangeError);
   });
 
-  test('a base URL that is not absolute http(s), or an empty token, is refused', () => {
+  test('a base URL that is not absolute http(s) or carries a password, or an empty token, is refused', () => {
     assert.throws(() => new PlantStoreClient({ baseUrl: 'localhost:8080', token: 't' }), TypeError);
+    assert.throws(
+      () => new PlantStoreClient({ baseUrl: 'http://u:hunter2@h/', token: 't' }),
+      (error: Error) => error instanceof TypeError && /user name or password/.test(error.message) && !error.message.includes('hunter2'),
+    );
     assert.throws(() => new PlantStoreClient({ baseUrl: 'ftp://h/', token: 't' }), TypeError);
     assert.throws(() => new PlantStoreClient({ baseUrl: 'http://h/', token: '' }), TypeError);
   });
