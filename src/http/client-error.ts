@@ -46,12 +46,28 @@ function rawError(status: number, reason: string, message: string): string {
 }
 
 /**
+ * Ends the connection with `response`, after the responses still to be sent on it (requests
+ * pipelined before the one that failed): those go first, the Error follows them.
+ */
+function endAfterPending(socket: Duplex, requests: PipelineOrder, response: string): void {
+  const res = requests.pendingOn(socket);
+  if (res === undefined) {
+    socket.end(response);
+    return;
+  }
+  res.once('finish', () => socket.end(response));
+  res.once('close', () => {
+    if (!res.writableFinished) socket.destroy();
+  });
+}
+
+/**
  * Requests node takes away from the app: CONNECT (plantstore is no proxy) and an Expect
  * other than 100-continue (417). Both get an Error body like every other refusal.
  */
-function respondToDivertedRequests(server: Server): void {
+function respondToDivertedRequests(server: Server, requests: PipelineOrder): void {
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    socket.end(rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
+    endAfterPending(socket, requests, rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
   });
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
     const body = JSON.stringify({ error: 417, message: 'The only expectation this server meets is 100-continue.' });
@@ -68,29 +84,17 @@ function respondToDivertedRequests(server: Server): void {
 }
 
 /**
- * Answers parser errors with an Error body. When the bytes that failed follow a request whose
- * answer is coming (a complete request still at work, or one answered without reading its
- * body), that answer goes first and the Error follows it; `requests` knows each connection's
- * latest response. A request cut short by the error, and not yet answered, can never be: the
- * Error is its answer.
+ * Answers parser errors with an Error body, after the responses still to be sent on the
+ * connection (a complete request still at work, or one answered without reading its body). A
+ * request cut short by the error, and not yet answered, can never be: the Error is its answer.
  */
 export function respondToClientErrors(server: Server, requests: PipelineOrder): void {
-  respondToDivertedRequests(server);
+  respondToDivertedRequests(server, requests);
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const response = clientErrorResponse(error);
-    const res = requests.latestOn(socket);
-    const responseComing = res !== undefined && !res.writableFinished && !res.destroyed && (res.req.complete || res.headersSent);
-    if (!responseComing) {
-      socket.end(response);
-      return;
-    }
-    res.once('finish', () => socket.end(response));
-    res.once('close', () => {
-      if (!res.writableFinished) socket.destroy();
-    });
+    endAfterPending(socket, requests, clientErrorResponse(error));
   });
 }

@@ -11,17 +11,42 @@ import type { Duplex } from 'node:stream';
 export class PipelineOrder {
   /** The latest response on each connection. */
   private readonly latest = new WeakMap<Socket, ServerResponse>();
+  /** The response each waiting one waits for, kept only while it waits. */
+  private readonly waitsFor = new WeakMap<ServerResponse, ServerResponse>();
 
-  /** The response to the latest request on a connection (finished or not), if it had one. */
-  latestOn(socket: Duplex): ServerResponse | undefined {
-    return this.latest.get(socket as Socket);
+  /**
+   * `afterWaited` runs after a request that waited has been handled. It ran where the response
+   * before it completed, often after the end of the turn, so a read transaction it opened would
+   * last into the next turn's reads, older than their requests: the server ends it there.
+   */
+  constructor(private readonly afterWaited: () => void = () => {}) {}
+
+  /**
+   * The newest response on a connection that is still to be sent: its request is complete or its
+   * head is out. One cut short (an incomplete request with nothing sent) never will be, and the
+   * ones before it are looked at instead.
+   */
+  pendingOn(socket: Duplex): ServerResponse | undefined {
+    for (let res = this.latest.get(socket as Socket); res !== undefined; res = this.waitsFor.get(res)) {
+      if (res.writableFinished || res.destroyed) return undefined; // and so is every one before it
+      if (res.req.complete || res.headersSent) return res;
+    }
+    return undefined;
   }
 
   /** Runs `handle` now, or once the response to the connection's previous request is complete. */
   run(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
     const previous = this.latest.get(req.socket);
     this.latest.set(req.socket, res);
-    if (previous === undefined || previous.writableFinished || previous.destroyed) handle();
-    else previous.once('close', handle);
+    if (previous === undefined || previous.writableFinished || previous.destroyed) {
+      handle();
+      return;
+    }
+    this.waitsFor.set(res, previous);
+    previous.once('close', () => {
+      this.waitsFor.delete(res);
+      handle();
+      this.afterWaited();
+    });
   }
 }

@@ -33,6 +33,11 @@ export class EndOfTurn {
     this.sendResponses = step;
   }
 
+  /** Ends the store's read transaction now, for reads made after the end of the turn. */
+  readonly endReadsNow = (): void => {
+    this.endReads?.();
+  };
+
   /** Asks for the steps to run at the end of this turn (once, however often it is asked). */
   readonly schedule = (): void => {
     if (this.scheduled) return;

@@ -5,6 +5,10 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EventEmitter } from 'node:events';
+import { PipelineOrder } from '../../src/http/pipelining.js';
+import { rawExchange } from '../helpers/raw-http.js';
 import { startTestServer, storeKinds } from '../helpers/server.js';
 
 /** Sends `requests` in one segment, the last asking the server to close; returns each response's status and body. */
@@ -42,3 +46,41 @@ for (const kind of storeKinds()) {
     assert.equal(responses[5]?.body, '[]');
   });
 }
+
+/** The statuses of the responses in a raw exchange, in the order they came. */
+function statuses(answer: string): number[] {
+  return [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+}
+
+for (const batching of ['true', 'false']) {
+  test(`RESPONSE_BATCHING=${batching}: a CONNECT pipelined after requests gets its 400 after their responses`, async (t) => {
+    const server = await startTestServer(t, 'sqlite', { responseBatching: batching });
+    const answer = await rawExchange(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\n\r\nCONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n');
+    assert.deepEqual(statuses(answer), [200, 200, 400], answer);
+  });
+
+  test(`RESPONSE_BATCHING=${batching}: bytes that are not HTTP after pipelined requests get their 400 after the responses`, async (t) => {
+    const server = await startTestServer(t, 'sqlite', { responseBatching: batching });
+    const answer = await rawExchange(
+      server.url,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\n\r\n' +
+        'POST /plants HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n',
+    );
+    assert.deepEqual(statuses(answer), [200, 200, 400], answer);
+    assert.match(answer, /not well-formed HTTP\/1\.1/);
+  });
+}
+
+test('a request that waited for the response before it is followed by afterWaited; one run at once is not', () => {
+  const calls: string[] = [];
+  const order = new PipelineOrder(() => calls.push('afterWaited'));
+  const socket = new EventEmitter();
+  const response = () => Object.assign(new EventEmitter(), { writableFinished: false, destroyed: false }) as unknown as ServerResponse;
+  const request = { socket } as unknown as IncomingMessage;
+  const first = response();
+  order.run(request, first, () => calls.push('first'));
+  order.run(request, response(), () => calls.push('second'));
+  assert.deepEqual(calls, ['first']);
+  first.emit('close');
+  assert.deepEqual(calls, ['first', 'second', 'afterWaited']);
+});
