@@ -35,7 +35,7 @@ export interface AppParts {
   /** Holds responses to the end of the turn (RESPONSE_BATCHING); without it each is sent at once. */
   responses?: ResponseBatcher;
   /** Orders pipelined requests; the server shares it with its answers to parser errors. */
-  pipelines?: PipelineOrder;
+  pipelines: PipelineOrder;
 }
 
 const CLIENT_CLOSED_REQUEST = 499;
@@ -89,7 +89,7 @@ function checkingToken(pending: PendingToken, work: () => MaybePromise<void>): M
 }
 
 export function buildApp(parts: AppParts): RequestListener {
-  const { settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines = new PipelineOrder() } = parts;
+  const { settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines } = parts;
   const corsOrigins = new Set(settings.corsOrigins);
   const router = new Router();
   const admission = new StreamAdmission({ perOwner: settings.streamsPerOwner, perProcess: settings.streamsPerProcess });

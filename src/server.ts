@@ -85,7 +85,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       ? undefined
       : createRateLimiter({ limit: settings.rateLimit, redisUrl: settings.redisUrl, redisKeyPrefix: settings.redisKeyPrefix, logger });
   const authenticator = buildAuthenticator(settings, store, logger);
-  const pipelines = new PipelineOrder(endOfTurn.endReadsNow);
+  const pipelines = new PipelineOrder(endOfTurn);
   const app = buildApp({ settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines });
   const server = createServer(
     {

@@ -7,19 +7,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { EndOfTurn } from '../util/end-of-turn.js';
 
 export class PipelineOrder {
   /** The latest response on each connection. */
   private readonly latest = new WeakMap<Socket, ServerResponse>();
   /** The response each waiting one waits for, kept only while it waits. */
   private readonly waitsFor = new WeakMap<ServerResponse, ServerResponse>();
+  /** Requests whose turn came, to be started at the end of the event loop's turn. */
+  private ready: (() => void)[] = [];
+  private readonly scheduleStart: () => void;
 
   /**
-   * `afterWaited` runs after a request that waited has been handled. It ran where the response
-   * before it completed, often after the end of the turn, so a read transaction it opened would
-   * last into the next turn's reads, older than their requests: the server ends it there.
+   * A request whose turn comes when the response before it completes, often while the end of
+   * the turn sends responses, starts at the next end of a turn, before its other steps: its
+   * reads and writes then share that end, rather than leaving a read transaction open into the
+   * next turn's reads, which would be older than their requests.
    */
-  constructor(private readonly afterWaited: () => void = () => {}) {}
+  constructor(endOfTurn: EndOfTurn) {
+    endOfTurn.setStartWaitingRequests(() => this.startReady());
+    this.scheduleStart = endOfTurn.schedule;
+  }
 
   /**
    * The newest response on a connection that is still to be sent: its request is complete or its
@@ -45,8 +53,14 @@ export class PipelineOrder {
     this.waitsFor.set(res, previous);
     previous.once('close', () => {
       this.waitsFor.delete(res);
-      handle();
-      this.afterWaited();
+      this.ready.push(handle);
+      this.scheduleStart();
     });
+  }
+
+  private startReady(): void {
+    const ready = this.ready;
+    this.ready = [];
+    for (const handle of ready) handle();
   }
 }

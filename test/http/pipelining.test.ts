@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EventEmitter } from 'node:events';
 import { PipelineOrder } from '../../src/http/pipelining.js';
+import { EndOfTurn } from '../../src/util/end-of-turn.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import { startTestServer, storeKinds } from '../helpers/server.js';
 
@@ -71,16 +72,21 @@ for (const batching of ['true', 'false']) {
   });
 }
 
-test('a request that waited for the response before it is followed by afterWaited; one run at once is not', () => {
+test('a request that waited for the response before it starts at the end of the turn, before its other steps', async () => {
   const calls: string[] = [];
-  const order = new PipelineOrder(() => calls.push('afterWaited'));
+  const endOfTurn = new EndOfTurn();
+  endOfTurn.setEndReads(() => calls.push('end reads'));
+  const order = new PipelineOrder(endOfTurn);
   const socket = new EventEmitter();
   const response = () => Object.assign(new EventEmitter(), { writableFinished: false, destroyed: false }) as unknown as ServerResponse;
   const request = { socket } as unknown as IncomingMessage;
   const first = response();
   order.run(request, first, () => calls.push('first'));
   order.run(request, response(), () => calls.push('second'));
-  assert.deepEqual(calls, ['first']);
+  assert.deepEqual(calls, ['first'], 'the first at once, the second waits');
   first.emit('close');
-  assert.deepEqual(calls, ['first', 'second', 'afterWaited']);
+  assert.deepEqual(calls, ['first'], 'not in the close event');
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(calls, ['first', 'second', 'end reads']);
 });
