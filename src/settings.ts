@@ -93,6 +93,8 @@ function httpUrl(raw: string): string {
     throw new Error('must be an absolute http(s) URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('must be an absolute http(s) URL');
+  // fetch refuses such a URL, with an error that quotes it, password and all.
+  if (url.username !== '' || url.password !== '') throw new Error('must not carry a user name or password');
   return raw;
 }
 
@@ -242,7 +244,7 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
 
 const SECRET_SETTINGS: ReadonlySet<keyof Settings> = new Set(['jwtSecret']);
 /** Settings whose value may carry a password. */
-const CREDENTIAL_SETTINGS: ReadonlySet<keyof Settings> = new Set(['databaseUrl', 'redisUrl']);
+const CREDENTIAL_SETTINGS: ReadonlySet<keyof Settings> = new Set(['databaseUrl', 'redisUrl', 'jwtJwksUrl']);
 
 /**
  * A setting's value as an error line may show it: secrets and whatever came from a secrets
@@ -276,7 +278,10 @@ function fromFile(spec: SettingSpec<keyof Settings>, env: NodeJS.ProcessEnv): st
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new SettingError(`${fileVariable}=${JSON.stringify(path)} cannot be read (${code}); point it at a readable file`);
   }
-  return text.replace(/[\r\n]+$/, '');
+  const value = text.replace(/[\r\n]+$/, '');
+  // A secret that was not mounted: starting without the feature would hide the mistake.
+  if (value.trim() === '') throw new SettingError(`${fileVariable}=${JSON.stringify(path)} is empty; put the value in the file, or unset ${fileVariable}`);
+  return value;
 }
 
 /**

@@ -32,6 +32,19 @@ describe('settings from <NAME>_FILE', () => {
     assert.equal(loadSettings({ JWT_SECRET_FILE: join(dir, 'jwt') }).jwtSecret, ` ${SECRET}\nsecond line `);
   });
 
+  test('an empty file (a secret that was not mounted) is a bad setting, not the feature turned off', (t) => {
+    const dir = tempDir(t);
+    writeFileSync(join(dir, 'jwt'), '\n');
+    writeFileSync(join(dir, 'redis'), '');
+    for (const variable of ['JWT_SECRET_FILE', 'REDIS_URL_FILE']) {
+      const path = join(dir, variable === 'JWT_SECRET_FILE' ? 'jwt' : 'redis');
+      assert.throws(
+        () => loadSettings({ [variable]: path }),
+        (error: unknown) => error instanceof SettingError && error.message === `${variable}=${JSON.stringify(path)} is empty; put the value in the file, or unset ${variable}`,
+      );
+    }
+  });
+
   test('setting both X and X_FILE is an error naming both', (t) => {
     const dir = tempDir(t);
     writeFileSync(join(dir, 'jwt'), SECRET);

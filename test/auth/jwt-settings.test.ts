@@ -31,6 +31,12 @@ describe('JWT settings', () => {
     }
   });
 
+  test('a JWT_JWKS_URL with a user name or password stops the start, the password not shown', () => {
+    const message = settingError({ JWT_JWKS_URL: 'https://user:hunter2@idp.example/jwks.json' }).message;
+    assert.match(message, /JWT_JWKS_URL=.* must not carry a user name or password/);
+    assert.doesNotMatch(message, /hunter2/);
+  });
+
   test('JWT_ISSUER, JWT_AUDIENCE or JWT_OWNER_CLAIM without a key source stops the start', () => {
     assert.match(settingError({ JWT_ISSUER: 'https://idp.example' }).message, /JWT_ISSUER set, but JWTs are off/);
     assert.match(settingError({ JWT_AUDIENCE: 'plantstore' }).message, /JWT_AUDIENCE/);
