@@ -77,6 +77,12 @@ function nonEmpty(raw: string): string {
   return raw;
 }
 
+/** A name compared exactly (an issuer, a claim): white space at its ends is a copying mistake that would match nothing. */
+function exactName(raw: string): string {
+  if (nonEmpty(raw) !== raw.trim()) throw new Error('must not start or end with white space');
+  return raw;
+}
+
 function optional<T>(parse: (raw: string) => T) {
   return (raw: string): T | undefined => (raw === '' ? undefined : parse(raw));
 }
@@ -214,9 +220,9 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
   { key: 'bootstrapToken', env: 'BOOTSTRAP_TOKEN', flag: 'bootstrap-token', default: 'true', doc: 'false stops the first-start admin token', parse: boolean },
   { key: 'jwtSecret', env: 'JWT_SECRET', flag: 'jwt-secret', default: undefined, doc: 'HS256 shared secret (development); enables JWTs', parse: optional(nonEmpty), file: true },
   { key: 'jwtJwksUrl', env: 'JWT_JWKS_URL', flag: 'jwt-jwks-url', default: undefined, doc: 'JWKS address of the identity provider; enables JWTs', parse: optional(httpUrl) },
-  { key: 'jwtIssuer', env: 'JWT_ISSUER', flag: 'jwt-issuer', default: undefined, doc: 'checked against the iss claim when set', parse: optional(nonEmpty) },
+  { key: 'jwtIssuer', env: 'JWT_ISSUER', flag: 'jwt-issuer', default: undefined, doc: 'checked against the iss claim when set', parse: optional(exactName) },
   { key: 'jwtAudience', env: 'JWT_AUDIENCE', flag: 'jwt-audience', default: undefined, doc: 'checked against the aud claim when set (comma-separated to accept several)', parse: optional(list) },
-  { key: 'jwtOwnerClaim', env: 'JWT_OWNER_CLAIM', flag: 'jwt-owner-claim', default: 'sub', doc: "the JWT claim that names a plant's owner", parse: nonEmpty },
+  { key: 'jwtOwnerClaim', env: 'JWT_OWNER_CLAIM', flag: 'jwt-owner-claim', default: 'sub', doc: "the JWT claim that names a plant's owner", parse: exactName },
   { key: 'corsOrigins', env: 'CORS_ORIGINS', flag: 'cors-origins', default: '', doc: 'comma-separated origins allowed by CORS (none by default)', parse: origins },
   {
     key: 'rateLimit',

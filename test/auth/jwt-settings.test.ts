@@ -37,6 +37,11 @@ describe('JWT settings', () => {
     assert.doesNotMatch(message, /hunter2/);
   });
 
+  test('JWT_ISSUER or JWT_OWNER_CLAIM with white space at an end stops the start: it would match no token', () => {
+    assert.match(settingError({ JWT_JWKS_URL: JWKS, JWT_ISSUER: 'https://idp.example ' }).message, /JWT_ISSUER="https:\/\/idp\.example " must not start or end with white space/);
+    assert.match(settingError({ JWT_JWKS_URL: JWKS, JWT_OWNER_CLAIM: ' org_id' }).message, /JWT_OWNER_CLAIM=" org_id" must not start or end with white space/);
+  });
+
   test('JWT_ISSUER, JWT_AUDIENCE or JWT_OWNER_CLAIM without a key source stops the start', () => {
     assert.match(settingError({ JWT_ISSUER: 'https://idp.example' }).message, /JWT_ISSUER set, but JWTs are off/);
     assert.match(settingError({ JWT_AUDIENCE: 'plantstore' }).message, /JWT_AUDIENCE/);
