@@ -4,7 +4,7 @@
  * database that a server has open.
  */
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runCli, startServerProcess } from '../helpers/process.js';
@@ -123,6 +123,22 @@ describe('plantstore backup and restore', () => {
     const listed = await runCli(['token', 'list', '--json'], env);
     assert.match(listed.stdout, /"user": "u"/);
     assert.match(token, /^pst_/);
+  });
+
+  test('restore through a database path that is a link replaces the linked file and keeps the link', async (t) => {
+    const dir = tempDir(t);
+    const volume = join(dir, 'volume');
+    mkdirSync(volume);
+    symlinkSync(join(volume, 'p.db'), join(dir, 'p.db'));
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'before'], env)).code, 0);
+    assert.equal((await runCli(['backup', join(dir, 'b.db')], env)).code, 0);
+    assert.equal((await runCli(['token', 'create', '--user', 'after'], env)).code, 0);
+    const restored = await runCli(['restore', join(dir, 'b.db')], env);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.ok(lstatSync(join(dir, 'p.db')).isSymbolicLink(), 'the link is still a link');
+    const listed = await runCli(['token', 'list', '--json'], { DATABASE_URL: `sqlite:${join(volume, 'p.db')}` });
+    assert.deepEqual((JSON.parse(listed.stdout) as { user: string }[]).map((token) => token.user), ['before']);
   });
 
   test('on PostgreSQL, backup and restore point to pg_dump', async () => {

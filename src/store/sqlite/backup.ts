@@ -3,8 +3,8 @@
  * db.backup()). The copy is taken in one step, inside one read transaction, so it is the
  * database as of one commit even while a server goes on writing (WAL lets the writer go on).
  */
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { createPrivateFolder } from './connection.js';
 
@@ -121,12 +121,27 @@ function takeOver(target: string): Database.Database {
 }
 
 /**
- * Replaces the database at `target` with the backup in `backupFile`. Refuses while anything
+ * The file `path` names, through any link: a database on a mounted volume may be reached by a
+ * link, and a rename onto the link would replace the link, not the database on the volume.
+ */
+function linkedFile(path: string): string {
+  if (existsSync(path)) return realpathSync(path);
+  try {
+    if (lstatSync(path).isSymbolicLink()) return resolve(dirname(path), readlinkSync(path));
+  } catch {
+    // nothing there, or a folder in the way: the steps that follow say which
+  }
+  return path;
+}
+
+/**
+ * Replaces the database at `path` (a link's file, where it is a link) with the backup in `backupFile`. Refuses while anything
  * has `target` open; the old database stays untouched until the new one is complete.
  */
-export async function restoreDatabase(backupFile: string, target: string): Promise<BackupSummary> {
+export async function restoreDatabase(backupFile: string, path: string): Promise<BackupSummary> {
   if (!existsSync(backupFile)) throw new BackupError(`there is no backup at ${backupFile}`);
   const summary = inspect(backupFile);
+  const target = linkedFile(path);
   createPrivateFolder(dirname(target));
   const incoming = `${target}.restoring`;
   try {
