@@ -118,6 +118,7 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
   const store = await whenDatabaseAnswers(settings, logger, () => openStore(settings));
   await store.close();
 
+  /** The workers forked and not yet exited. Not cluster.workers: node keeps a worker there until it has disconnected as well, which may come after its 'exit'. */
   const startedAt = new Map<Worker, number>();
   const listened = new Set<Worker>();
   const timers = new Set<NodeJS.Timeout>();
@@ -127,7 +128,7 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
   let startFailure: string | undefined;
 
   const fork = () => startedAt.set(cluster.fork(), Date.now());
-  const living = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+  const living = () => [...startedAt.keys()];
   const finish = () => {
     logger.info({ exitCode }, 'plantstore stopped');
     logger.flush();
