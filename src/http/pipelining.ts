@@ -26,7 +26,7 @@ export class PipelineOrder {
    */
   constructor(endOfTurn: EndOfTurn) {
     endOfTurn.setStartWaitingRequests(() => this.startReady());
-    this.scheduleStart = endOfTurn.schedule;
+    this.scheduleStart = endOfTurn.scheduleStart;
   }
 
   /**

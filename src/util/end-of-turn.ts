@@ -14,6 +14,9 @@ export class EndOfTurn {
   private endReads: (() => void) | undefined;
   private sendResponses: (() => void) | undefined;
   private scheduled = false;
+  /** The first immediate of the end of turn under way has run: a start asked for now needs the next. */
+  private started = false;
+  private startAgain = false;
 
   /** The store's look for its writer thread's answer, which otherwise waits for the next turn. */
   setTakeWriteAnswer(step: () => void): void {
@@ -44,6 +47,7 @@ export class EndOfTurn {
   readonly schedule = (): void => {
     if (this.scheduled) return;
     this.scheduled = true;
+    this.started = false;
     // Two immediates: node runs the promise callbacks that the first starts (the answered
     // writes' handlers and the started requests, which hold their responses) before the
     // second, which sends them.
@@ -51,12 +55,27 @@ export class EndOfTurn {
     setImmediate(this.finish);
   };
 
+  /**
+   * Asks for the waiting requests to be started: at this end of the turn if its first immediate
+   * has not run yet, else at the next (a response sent by a request started there can let the
+   * next pipelined request's turn come before the second immediate).
+   */
+  readonly scheduleStart = (): void => {
+    if (this.scheduled && this.started) this.startAgain = true;
+    else this.schedule();
+  };
+
   private readonly start = (): void => {
+    this.started = true;
     runAll([this.takeWriteAnswer, this.startWaitingRequests]);
   };
 
   private readonly finish = (): void => {
     this.scheduled = false;
+    if (this.startAgain) {
+      this.startAgain = false;
+      this.schedule();
+    }
     runAll([this.commitWrites, this.endReads, this.sendResponses]);
   };
 }

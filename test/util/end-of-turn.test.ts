@@ -44,3 +44,19 @@ test('what the writer answer step starts runs before the responses are sent, in 
   await nextTurn();
   assert.deepEqual(ran.slice(0, 2), ['answered write responds', 'send']);
 });
+
+test('a start asked for after the first immediate ran comes at the next end of a turn', async () => {
+  const endOfTurn = new EndOfTurn();
+  const ran: string[] = [];
+  let asks = 2;
+  endOfTurn.setStartWaitingRequests(() => {
+    ran.push('start');
+    if (--asks > 0) void Promise.resolve().then(endOfTurn.scheduleStart); // as a response sent there lets the next request's turn come
+  });
+  endOfTurn.setSendResponses(() => ran.push('send'));
+  endOfTurn.scheduleStart();
+  await nextTurn();
+  await nextTurn();
+  await nextTurn();
+  assert.deepEqual(ran, ['start', 'send', 'start', 'send']);
+});
