@@ -67,6 +67,10 @@ function endAfterPending(socket: Duplex, requests: PipelineOrder, response: stri
  */
 function respondToDivertedRequests(server: Server, requests: PipelineOrder): void {
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    // node has taken the socket from the server, and with it the passing on of the socket's
+    // 'drain' to the response under way: a streamed list would wait for it for ever.
+    const streaming = requests.pendingOn(socket);
+    if (streaming !== undefined) socket.on('drain', () => streaming.emit('drain'));
     endAfterPending(socket, requests, rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
   });
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {

@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { PipelineOrder } from '../../src/http/pipelining.js';
 import { EndOfTurn } from '../../src/util/end-of-turn.js';
 import { rawExchange } from '../helpers/raw-http.js';
+import Database from 'better-sqlite3';
 import { startTestServer, storeKinds } from '../helpers/server.js';
 
 /** Sends `requests` in one segment, the last asking the server to close; returns each response's status and body. */
@@ -71,6 +72,43 @@ for (const batching of ['true', 'false']) {
     assert.match(answer, /not well-formed HTTP\/1\.1/);
   });
 }
+
+for (const batching of ['true', 'false']) {
+  test(`RESPONSE_BATCHING=${batching}: three pipelined requests answered at once each get their response`, async (t) => {
+    const server = await startTestServer(t, 'sqlite', { responseBatching: batching });
+    const request = (path: string, last = false) => `GET ${path} HTTP/1.1\r\nHost: x\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
+    const options = (last = false) => `OPTIONS /plants HTTP/1.1\r\nHost: x\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
+    assert.deepEqual(statuses(await rawExchange(server.url, options() + options() + options(true), 3_000)), [204, 204, 204]);
+    assert.deepEqual(statuses(await rawExchange(server.url, request('/healthz') + request('/healthz') + request('/healthz', true), 3_000)), [200, 200, 200]);
+  });
+}
+
+test('a CONNECT pipelined after a long streamed list gets its 400 after the whole list', { timeout: 30_000 }, async (t) => {
+  const server = await startTestServer(t);
+  const user = await server.user();
+  const seed = new Database(server.settings.databaseUrl.slice('sqlite:'.length));
+  const insert = seed.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, NULL)');
+  seed.transaction(() => {
+    for (let i = 0; i < 150_000; i++) insert.run(user.name, i, `a plant with a name long enough to fill buffers ${i}`);
+  })();
+  seed.close();
+  const { hostname, port } = new URL(server.url);
+  const socket = connect(Number(port), hostname);
+  socket.on('error', () => undefined);
+  socket.write(`GET /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\n\r\nCONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n`);
+  socket.pause(); // the list backs up, so that it waits for the socket to drain
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  socket.resume();
+  const timer = setTimeout(() => socket.destroy(), 10_000);
+  await once(socket, 'close');
+  clearTimeout(timer);
+  const answer = Buffer.concat(chunks).toString('utf8');
+  assert.deepEqual(statuses(answer), [200, 400]);
+  assert.ok(answer.includes('fill buffers 149999"}'), 'the whole list');
+  assert.match(answer, /\]\r\n0\r\n\r\nHTTP\/1\.1 400 /, 'its end, then the 400');
+});
 
 test('a request that waited for the response before it starts at the end of the turn, before its other steps', async () => {
   const calls: string[] = [];
