@@ -118,7 +118,10 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
   const store = await whenDatabaseAnswers(settings, logger, () => openStore(settings));
   await store.close();
 
-  /** The workers forked and not yet exited. Not cluster.workers: node keeps a worker there until it has disconnected as well, which may come after its 'exit'. */
+  /**
+   * The workers forked and not yet exited. Not cluster.workers: node keeps a worker there until
+   * it has also disconnected, which may come after its 'exit'.
+   */
   const startedAt = new Map<Worker, number>();
   const listened = new Set<Worker>();
   const timers = new Set<NodeJS.Timeout>();

@@ -46,11 +46,11 @@ function rawError(status: number, reason: string, message: string): string {
 }
 
 /**
- * Ends the connection with `response`, after the responses still to be sent on it (requests
- * pipelined before the one that failed): those go first, the Error follows them.
+ * Ends the connection with `response`, after `res`, the newest response still to be sent on it
+ * (PipelineOrder.pendingOn): the responses to requests pipelined before the one that failed go
+ * first, the Error follows them.
  */
-function endAfterPending(socket: Duplex, requests: PipelineOrder, response: string): void {
-  const res = requests.pendingOn(socket);
+function endAfter(res: ServerResponse | undefined, socket: Duplex, response: string): void {
   if (res === undefined) {
     socket.end(response);
     return;
@@ -69,9 +69,9 @@ function respondToDivertedRequests(server: Server, requests: PipelineOrder): voi
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     // node has taken the socket from the server, and with it the passing on of the socket's
     // 'drain' to the response under way: a streamed list would wait for it for ever.
-    const streaming = requests.pendingOn(socket);
-    if (streaming !== undefined) socket.on('drain', () => streaming.emit('drain'));
-    endAfterPending(socket, requests, rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
+    const pending = requests.pendingOn(socket);
+    if (pending !== undefined) socket.on('drain', () => pending.emit('drain'));
+    endAfter(pending, socket, rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
   });
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
     const body = JSON.stringify({ error: 417, message: 'The only expectation this server meets is 100-continue.' });
@@ -99,6 +99,6 @@ export function respondToClientErrors(server: Server, requests: PipelineOrder): 
       socket.destroy();
       return;
     }
-    endAfterPending(socket, requests, clientErrorResponse(error));
+    endAfter(requests.pendingOn(socket), socket, clientErrorResponse(error));
   });
 }

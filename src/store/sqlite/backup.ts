@@ -135,8 +135,9 @@ function linkedFile(path: string): string {
 }
 
 /**
- * Replaces the database at `path` (a link's file, where it is a link) with the backup in `backupFile`. Refuses while anything
- * has `target` open; the old database stays untouched until the new one is complete.
+ * Replaces the database at `path` (the file it links to, where it is a link) with the backup in
+ * `backupFile`. Refuses while anything has the database open; the old database stays untouched
+ * until the new one is complete.
  */
 export async function restoreDatabase(backupFile: string, path: string): Promise<BackupSummary> {
   if (!existsSync(backupFile)) throw new BackupError(`there is no backup at ${backupFile}`);
