@@ -37,9 +37,12 @@ async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant, token
 /** What a create is settled with: its result, or the 401 of a token found revoked. */
 type Settled = CreateResult | { refused: true };
 
-/** Creates a batch with one statement, two on conflicts; undefined where a create must be retried alone. */
-async function createMany(pool: pg.Pool, batch: PendingCreate[]): Promise<(Settled | undefined)[]> {
-  const results: (Settled | undefined)[] = batch.map(() => undefined);
+/**
+ * Creates a batch with one statement, two on conflicts, filling `results` as each answers: the
+ * first commits, so what it settled stands even when the second fails. A create left undefined
+ * must be retried alone.
+ */
+async function createMany(pool: pg.Pool, batch: PendingCreate[], results: (Settled | undefined)[]): Promise<void> {
   const column = <T>(pick: (item: PendingCreate) => T) => batch.map(pick);
   const inserted = await pool.query<{ n: string; winner: string }>(
     sql.insertPlants(
@@ -61,7 +64,7 @@ async function createMany(pool: pg.Pool, batch: PendingCreate[]): Promise<(Settl
   // The rest met a row that was there before: read it in a new statement, which sees every row
   // committed by now (READ COMMITTED), as the lone create does.
   const rest = batch.flatMap((item, index) => (results[index] === undefined ? [{ item, position: index + 1 }] : []));
-  if (rest.length === 0) return results;
+  if (rest.length === 0) return;
   const found = await pool.query<{ n: number; name: string; tag: string | null }>(
     sql.selectPlants(rest.map(({ item }) => item.owner), rest.map(({ item }) => item.plant.id.toString()), rest.map(({ position }) => position)),
   );
@@ -71,28 +74,26 @@ async function createMany(pool: pg.Pool, batch: PendingCreate[]): Promise<(Settl
     const stored = { id: item.plant.id, name: row.name, tag: row.tag };
     results[row.n - 1] = { outcome: samePlant(item.plant, stored) ? 'unchanged' : 'conflict', stored };
   }
-  return results;
 }
 
 /** The batch writer for CreateBatcher: settles every create of the batch and never throws. */
 export function writeCreates(pool: pg.Pool): (batch: PendingCreate[]) => Promise<void> {
   return async (batch) => {
-    let results: (Settled | undefined)[] = [];
+    const results: (Settled | undefined)[] = batch.map(() => undefined);
+    /** Why the creates not settled yet fail, when the connection did (not a statement). */
+    let unreachable: unknown;
     try {
-      results = await createMany(pool, batch);
+      await createMany(pool, batch, results);
     } catch (error) {
-      if (!isDatabaseError(error)) {
-        const mapped = toStoreError(error);
-        for (const item of batch) item.reject(mapped);
-        return;
-      }
       // One value PostgreSQL refuses (or a timeout) fails the whole statement: alone, each
-      // create gets its own answer.
+      // create not settled yet gets its own answer.
+      if (!isDatabaseError(error)) unreachable = toStoreError(error);
     }
     await Promise.all(
       batch.map(async (item, index) => {
         const result = results[index];
         if (result !== undefined) return 'refused' in result ? item.reject(errors.invalidToken()) : item.resolve(result);
+        if (unreachable !== undefined) return item.reject(unreachable);
         try {
           item.resolve(await createOne(pool, item.owner, item.plant, item.token));
         } catch (error) {

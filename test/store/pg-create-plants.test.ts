@@ -1,0 +1,83 @@
+/**
+ * writeCreates on a real PostgreSQL when the batch's second statement (the read of plants that
+ * were there before) fails: what the first statement committed must stand.
+ */
+import assert from 'node:assert/strict';
+import { describe, test, type TestContext } from 'node:test';
+import pg from 'pg';
+import { StoreUnavailableError } from '../../src/errors.js';
+import type { PendingCreate } from '../../src/store/postgres/create-batcher.js';
+import { writeCreates } from '../../src/store/postgres/create-plants.js';
+import { createPool } from '../../src/store/postgres/pool.js';
+import { sql } from '../../src/store/postgres/statements.js';
+import type { CreateResult } from '../../src/store/store.js';
+import { postgresUrlOrSkipReason } from '../helpers/server.js';
+import { storeFactories } from './store-factories.js';
+
+const postgres = postgresUrlOrSkipReason();
+const factory = storeFactories().find((candidate) => candidate.kind === 'postgres');
+
+interface Statement {
+  name?: string;
+  text: string;
+  values?: unknown[];
+}
+
+/** A migrated schema holding ana's plant 1 "Fern", and a pool on it whose batch read fails with `failure`. */
+async function poolFailingTheBatchRead(t: TestContext, failure: Error): Promise<{ pool: pg.Pool; names: string[] }> {
+  assert.ok(factory !== undefined);
+  const url = await factory.freshUrl(t);
+  const store = await factory.open(t, { url });
+  await store.createPlant('ana', { id: 1n, name: 'Fern', tag: null });
+  const real = createPool({ url, size: 2 });
+  t.after(() => real.end());
+  const names: string[] = [];
+  const pool = {
+    query: (statement: Statement) => {
+      names.push(statement.name ?? statement.text);
+      return statement.name === 'plantstore_select_plants' ? Promise.reject(failure) : real.query(statement);
+    },
+  };
+  return { pool: pool as unknown as pg.Pool, names };
+}
+
+/** Runs one batch: a new plant 2, and plant 1 again as stored (an idempotent retry, which needs the second statement). */
+async function runBatch(pool: pg.Pool): Promise<PromiseSettledResult<CreateResult>[]> {
+  const settled: Promise<CreateResult>[] = [];
+  const batch: PendingCreate[] = [
+    { id: 2n, name: 'Moss' },
+    { id: 1n, name: 'Fern' },
+  ].map(({ id, name }) => {
+    const item = { owner: 'ana', plant: { id, name, tag: null }, token: undefined } as PendingCreate;
+    settled.push(
+      new Promise((resolve, reject) => {
+        item.resolve = resolve;
+        item.reject = reject;
+      }),
+    );
+    return item;
+  });
+  await writeCreates(pool)(batch);
+  return Promise.allSettled(settled);
+}
+
+describe('a batch of creates on PostgreSQL whose second statement fails', { skip: postgres.reason }, () => {
+  test('a statement error: the created plant is answered created, only the unsettled create goes again alone', async (t) => {
+    const timeout = new pg.DatabaseError('canceling statement due to statement timeout', 0, 'error');
+    timeout.code = '57014';
+    const { pool, names } = await poolFailingTheBatchRead(t, timeout);
+    const [moss, fern] = await runBatch(pool);
+    assert.deepEqual(moss, { status: 'fulfilled', value: { outcome: 'created', stored: { id: 2n, name: 'Moss', tag: null } } });
+    assert.deepEqual(fern, { status: 'fulfilled', value: { outcome: 'unchanged', stored: { id: 1n, name: 'Fern', tag: null } } });
+    const alone = names.filter((name) => name === sql.insertPlant('', 0n, '', null).name);
+    assert.equal(alone.length, 1, `only plant 1 is created again alone: ${names.join(', ')}`);
+  });
+
+  test('a lost connection: the created plant is answered created, the unsettled create 503', async (t) => {
+    const { pool } = await poolFailingTheBatchRead(t, new Error('Connection terminated unexpectedly'));
+    const [moss, fern] = await runBatch(pool);
+    assert.deepEqual(moss, { status: 'fulfilled', value: { outcome: 'created', stored: { id: 2n, name: 'Moss', tag: null } } });
+    assert.equal(fern?.status, 'rejected');
+    assert.ok(fern.status === 'rejected' && fern.reason instanceof StoreUnavailableError, String(fern.status === 'rejected' && fern.reason));
+  });
+});
