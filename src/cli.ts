@@ -54,7 +54,7 @@ async function open(settings: Settings): Promise<Store> {
 function absentSqliteFile(settings: Settings): string | undefined {
   if (!settings.databaseUrl.startsWith('sqlite:')) return undefined;
   const path = sqlitePath(settings.databaseUrl);
-  return path === ':memory:' || existsSync(path) ? undefined : path;
+  return existsSync(path) ? undefined : path;
 }
 
 /**

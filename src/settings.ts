@@ -146,6 +146,8 @@ function tlsFileNamed(raw: string, path: string | undefined): string {
 }
 
 function databaseUrl(raw: string): string {
+  // Each connection to :memory: (the writer thread's, the streams') would be a database of its own.
+  if (raw === 'sqlite::memory:') throw new Error('must name a file: an in-memory SQLite database is not shared by the connections plantstore opens, and loses every plant at exit');
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
   if (!/^postgres(ql)?:\/\//.test(raw)) throw new Error('must be sqlite:<path> or postgres://…');
   try {

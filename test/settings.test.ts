@@ -58,3 +58,8 @@ test('a TLS file DATABASE_URL names that cannot be read is named with the OS err
   assert.match(message(`sslrootcert=${missing}`), new RegExp(`names a file that cannot be read: sslrootcert=${missing} \\(ENOENT\\)`));
   assert.match(message(`sslcert=${join(dir, 'certs')}`), /names a file that cannot be read: sslcert=.*certs \(EISDIR\)/);
 });
+
+test('an in-memory SQLite database is refused: each connection plantstore opens would have its own', () => {
+  assert.throws(() => loadSettings({ DATABASE_URL: 'sqlite::memory:' }), (error: unknown) => error instanceof SettingError && /must name a file/.test(error.message));
+  assert.throws(() => loadSettings({}, { databaseUrl: 'sqlite::memory:' }), SettingError);
+});

@@ -48,7 +48,7 @@ export function sqlitePath(databaseUrl: string): string {
  * other processes' writes; int64 columns as bigint.
  */
 export function openConnection(path: string, options: { readonly?: boolean } = {}): Database.Database {
-  if (!options.readonly && path !== ':memory:') {
+  if (!options.readonly) {
     createPrivateFolder(dirname(path));
     createPrivateFile(path);
   }
