@@ -8,7 +8,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Authenticator } from './auth/authenticator.js';
 import type { PendingToken } from './auth/principal.js';
 import { ApiError, errors } from './errors.js';
-import { CLIENT_REQUEST_ID, type RequestContext } from './http/context.js';
+import { clientRequestId, type RequestContext } from './http/context.js';
 import { applyCors } from './http/cors.js';
 import type { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops-routes.js';
@@ -102,9 +102,7 @@ export function buildApp(parts: AppParts): RequestListener {
   const requestIdPrefix = randomBytes(6).toString('base64url');
   let requestCount = 0;
   function requestIdOf(req: IncomingMessage): string {
-    const given = req.headers['x-request-id'];
-    if (typeof given === 'string' && CLIENT_REQUEST_ID.test(given)) return given;
-    return `${requestIdPrefix}-${(++requestCount).toString(36)}`;
+    return clientRequestId(req) ?? `${requestIdPrefix}-${(++requestCount).toString(36)}`;
   }
 
   function fail(ctx: RequestContext, error: unknown): void {

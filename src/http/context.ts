@@ -6,6 +6,12 @@ import type { ResponseBatcher } from './response-batcher.js';
 /** A client's own X-Request-Id is kept when it matches this; otherwise the server makes one. */
 export const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The client's own X-Request-Id, when it sent one the server keeps. */
+export function clientRequestId(req: IncomingMessage): string | undefined {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : undefined;
+}
+
 /** What a route handler gets: the raw request and response, and its URL split in path parameter and query. */
 export interface RequestContext {
   req: IncomingMessage;

@@ -100,10 +100,11 @@ for (const kind of storeKinds()) {
       assertRawError(answer, 400, 'CONNECT');
     });
 
-    test('an Expect other than 100-continue → 417 Error body, not a bare 417', async (t) => {
+    test('an Expect other than 100-continue → 417 Error body, not a bare 417, with the client’s X-Request-Id', async (t) => {
       const server = await startTestServer(t, kind);
-      const answer = await rawExchange(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n');
+      const answer = await rawExchange(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nX-Request-Id: trace-417\r\n\r\n');
       assertRawError(answer, 417, 'Expect');
+      assert.match(answer, /^x-request-id: trace-417\r$/im);
     });
 
     test('headers larger than the parser accepts → 431 Error body', async (t) => {
