@@ -24,7 +24,7 @@ export interface paths {
          *
          *     Ids are unique per owner: another owner may have a plant with the same id, and neither can learn of the other's. Posting the same id, name and tag again answers 200 with the stored plant and changes nothing, so a retried create is safe; the same id with a different name or tag is a 409 and the stored plant stays as it was. Of concurrent creates of one id with different bodies exactly one gets 200. A 200 means the plant is committed and synced to disk.
          *
-         *     Checks run in this order: 401/403, then 400 (a query parameter), 415 (media type), 413 (size), 400 (body); an unauthenticated request never has its body read.
+         *     Checks run in this order: 401/403, then 400 (a query parameter), 415 (media type), 413 (size), 400 (body); an unauthenticated request never has its body read (but see 401 for a token revoked since it was accepted).
          */
         post: operations["createPlant"];
         delete?: never;
@@ -254,11 +254,13 @@ export interface components {
         };
     };
     responses: {
-        /** @description No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or the token is unknown, revoked, expired or badly signed. Checked before the body is read. */
+        /** @description No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or the token is unknown, revoked, expired or badly signed. Checked before the body is read, except that a token this process accepted before is checked again by the database with the write: a create with one revoked since has its body read first. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -323,7 +325,7 @@ export interface components {
                 };
             };
         };
-        /** @description The request has no Content-Type or one other than application/json (compared case-insensitively; parameters such as charset=utf-8 are allowed; application/merge-patch+json is another type), declares a charset other than UTF-8, or carries a Content-Encoding other than identity (bodies are not decompressed). */
+        /** @description The request has no Content-Type or one other than application/json (compared case-insensitively; parameters such as charset=utf-8 are allowed; application/merge-patch+json is another type), declares a charset other than UTF-8 (utf-8, utf8) or US-ASCII, or carries a Content-Encoding other than identity (bodies are not decompressed). */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -343,6 +345,8 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -419,7 +423,7 @@ export interface components {
         Allow: string;
         /** @description Seconds to wait before retrying; the service recovers by itself when its database is back. */
         "Retry-After": string;
-        /** @description Only when the RATE_LIMIT setting is on: the quota policy, as draft-ietf-httpapi-ratelimit-headers defines it. `"owner";q=<requests>;w=<window in seconds>`: each owner may make q requests per fixed window of w seconds. Sent on every answer of an operation that needs a token, once the token is accepted. */
+        /** @description Only when the RATE_LIMIT setting is on: the quota policy, as draft-ietf-httpapi-ratelimit-headers defines it. `"owner";q=<requests>;w=<window in seconds>`: each owner may make q requests per fixed window of w seconds. Sent on every answer of an operation that needs a token once the request was counted (its token accepted), whatever follows: a 401 for a token revoked since this process last accepted it, or a 503, carries it too. */
         "RateLimit-Policy": string;
         /** @description Only when the RATE_LIMIT setting is on: what is left of the quota after this request, as draft-ietf-httpapi-ratelimit-headers defines it. `"owner";r=<requests left>;t=<seconds until the window ends and the quota is whole again>`. Counted for the whole service when the server uses Redis (REDIS_URL), else per process. */
         RateLimit: string;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { openApiDocument } from '../../src/http/openapi.js';
+import { parseItemFields } from '../../src/http/plant-query.js';
 import { WHITE_SPACE_CLASS } from '../../src/http/openapi/schemas.js';
 import type { OperationObject, ParameterObject, Reference, ResponseObject } from '../../src/http/openapi/types.js';
 import { INT32_MAX } from '../../src/plants/int64.js';
@@ -187,6 +188,19 @@ describe('the OpenAPI document', () => {
     assert.equal(tagParameter.maxLength, tagSchema?.maxLength);
     for (const status of [408, 417, 431]) {
       assert.deepEqual(openApiSchemaProblems('Error', { error: status, message: 'x' }), [], String(status));
+    }
+  });
+
+  test('the fields pattern admits exactly the values the server takes', () => {
+    const pattern = new RegExp((doc.components.parameters.fields?.schema as { pattern: string }).pattern, 'u');
+    for (const value of ['id', 'name', 'tag', 'id,name', 'tag,id', 'name,tag,id', '', 'id,id', 'name,tag,name', 'ids', 'id,', 'ID', 'id,name,tag,id']) {
+      let taken = true;
+      try {
+        parseItemFields(`fields=${value}`);
+      } catch {
+        taken = false;
+      }
+      assert.equal(pattern.test(value), taken, value);
     }
   });
 

@@ -51,7 +51,8 @@ export const headers: Record<string, HeaderObject> = {
     description:
       'Only when the RATE_LIMIT setting is on: the quota policy, as draft-ietf-httpapi-ratelimit-headers defines it. ' +
       '`"owner";q=<requests>;w=<window in seconds>`: each owner may make q requests per fixed window of w seconds. ' +
-      'Sent on every answer of an operation that needs a token, once the token is accepted.',
+      'Sent on every answer of an operation that needs a token once the request was counted (its token accepted), ' +
+      'whatever follows: a 401 for a token revoked since this process last accepted it, or a 503, carries it too.',
     schema: { type: 'string', pattern: '^"owner";q=[0-9]+;w=[0-9]+$', examples: ['"owner";q=100;w=60'] },
   },
   RateLimit: {
@@ -130,7 +131,8 @@ export const parameters: Record<string, ParameterObject> = {
       'Extension: the members each plant is shown with, a comma-separated subset of id, name and tag, each at most ' +
       'once (`fields=id,name,tag` shows the ids a client needs to fetch or delete a plant). Absent: name and tag, as ' +
       'the Plant schema. The id is written as an exact JSON integer. An unknown or repeated field, or an empty value → 400.',
-    schema: { type: 'string', pattern: '^(id|name|tag)(,(id|name|tag)){0,2}$', examples: ['id,name,tag'] },
+    // The look-ahead refuses a field named twice, as the server does.
+    schema: { type: 'string', pattern: '^(?!.*\\b(id|name|tag)\\b.*\\b\\1\\b)(id|name|tag)(,(id|name|tag)){0,2}$', examples: ['id,name,tag'] },
   },
   id: {
     name: 'id',
@@ -153,9 +155,12 @@ export const responses: Record<string, ResponseObject> = {
   Unauthorized: errorResponse(
     401,
     'No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or ' +
-      'the token is unknown, revoked, expired or badly signed. Checked before the body is read.',
+      'the token is unknown, revoked, expired or badly signed. Checked before the body is read, except that a token ' +
+      'this process accepted before is checked again by the database with the write: a create with one revoked since ' +
+      'has its body read first.',
     examples.unauthorized,
     'WWW-Authenticate',
+    ...RATE_LIMIT_HEADERS,
   ),
   ForbiddenRead: errorResponse(403, 'The token is valid but lacks the scope plants:read.', examples.forbiddenRead, 'WWW-Authenticate'),
   ForbiddenWrite: errorResponse(
@@ -176,7 +181,7 @@ export const responses: Record<string, ResponseObject> = {
     415,
     'The request has no Content-Type or one other than application/json (compared case-insensitively; parameters ' +
       'such as charset=utf-8 are allowed; application/merge-patch+json is another type), declares a charset other ' +
-      'than UTF-8, or carries a Content-Encoding other than identity (bodies are not decompressed).',
+      'than UTF-8 (utf-8, utf8) or US-ASCII, or carries a Content-Encoding other than identity (bodies are not decompressed).',
     examples.unsupportedMediaType,
     ...RATE_LIMIT_HEADERS,
   ),
@@ -187,6 +192,7 @@ export const responses: Record<string, ResponseObject> = {
       '409 as usual, a retried delete may answer 404.',
     examples.unavailable,
     'Retry-After',
+    ...RATE_LIMIT_HEADERS,
   ),
   TooManyRequests: errorResponse(
     429,
