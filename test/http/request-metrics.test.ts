@@ -32,9 +32,14 @@ test('requests by route, method and status, and cumulative latency buckets by ro
   }
 });
 
-test('resetMetrics empties the request figures', async () => {
+test('the request figures live in prom-client: resetMetrics empties them, and counting starts again from zero', async () => {
   const metrics = new Metrics();
+  metrics.observeRequest('/plants', 'GET', 200, 0.001);
   metrics.observeRequest('/plants', 'GET', 200, 0.001);
   metrics.registry.resetMetrics();
   assert.doesNotMatch(await metrics.registry.metrics(), /^plantstore_http_request\S*\{/m);
+  metrics.observeRequest('/plants', 'GET', 200, 0.001);
+  const text = await metrics.registry.metrics();
+  assert.match(text, /^plantstore_http_requests_total\{route="\/plants",method="GET",status="200"\} 1$/m);
+  assert.match(text, /^plantstore_http_request_duration_seconds_count\{route="\/plants",method="GET"\} 1$/m);
 });

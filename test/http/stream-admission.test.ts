@@ -51,7 +51,13 @@ describe('the pool share of streams', () => {
     assert.equal(opened, false, 'waits while the share is taken');
     await first.close();
     await first.close(); // closing twice frees one slot only
-    await (await second).close();
+    const secondStream = await second;
+    let thirdOpened = false;
+    const third = share.open(async () => fakeStream()).then((stream) => ((thirdOpened = true), stream));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(thirdOpened, false, 'the second close of the first stream freed no slot');
+    await secondStream.close();
+    await (await third).close();
   });
 
   test('a stream that waits too long is refused with 503 and Retry-After; a failed open frees its slot', async () => {

@@ -27,17 +27,20 @@ describe('durability', () => {
       if (!killed) server.child.kill('SIGKILL');
       killed = true;
     };
-    // Fire creates and deletes at once; kill -9 as soon as 60 of them were answered.
-    const attempts = [
-      ...Array.from({ length: 200 }, (_, i) => async () => {
-        const response = await authorizedFetch(`${server.url}/plants`, token, { method: 'POST', json: { id: 1000 + i, name: `new-${i}` } });
-        if (response.status === 200) created.push(`new-${i}`);
-      }),
-      ...Array.from({ length: 20 }, (_, id) => async () => {
+    // Fire creates and deletes at once, a delete after every ten creates, so that both are
+    // among the first answered; kill -9 as soon as 60 of them were answered.
+    const attempts = Array.from({ length: 200 }, (_, i) => async () => {
+      const response = await authorizedFetch(`${server.url}/plants`, token, { method: 'POST', json: { id: 1000 + i, name: `new-${i}` } });
+      if (response.status === 200) created.push(`new-${i}`);
+    }).flatMap((create, i) => {
+      if (i % 10 !== 0) return [create];
+      const id = i / 10;
+      const remove = async () => {
         const response = await authorizedFetch(`${server.url}/plants/${id}`, token, { method: 'DELETE' });
         if (response.status === 204) deleted.push(`old-${id}`);
-      }),
-    ];
+      };
+      return [remove, create];
+    });
     let answered = 0;
     await Promise.all(
       attempts.map((attempt) =>
@@ -51,6 +54,7 @@ describe('durability', () => {
     const [, signal] = await server.exited;
     assert.equal(signal, 'SIGKILL');
     assert.ok(created.length > 0, 'some creates were answered before the kill');
+    assert.ok(deleted.length > 0, 'some deletes were answered before the kill');
 
     const restarted = await startServerProcess(t, env);
     const stored = await listIds(restarted.url, token);

@@ -61,6 +61,8 @@ describe('GET /plants without limit streams', { skip: process.platform !== 'linu
     assert.equal(plants.length, PLANTS);
     assert.deepEqual(plants[0], { name: 'plant number 0 with a longish name' });
     assert.deepEqual(plants[PLANTS - 1], { name: `plant number ${PLANTS - 1} with a longish name`, tag: 'tagged' });
+    const outOfPlace = plants.findIndex((plant, i) => plant.name !== `plant number ${i} with a longish name` || plant.tag !== (i % 2 ? 'tagged' : undefined));
+    assert.equal(outOfPlace, -1, `plant ${outOfPlace} is out of place: ${JSON.stringify(plants[outOfPlace])}`);
     assert.ok(growth < MAX_GROWTH_BYTES, `peak RSS grew by ${Math.round(growth / 1048576)} MB`);
     t.diagnostic(`peak RSS growth ${Math.round(growth / 1048576)} MB, first byte after ${Math.round(firstByteMs)} ms, ${body.length} bytes`);
   });

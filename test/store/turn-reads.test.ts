@@ -47,13 +47,17 @@ test("a read right after a write's response sees the write, though the turn's sn
   blocker.exec('BEGIN IMMEDIATE'); // the writer thread's commit waits for this lock
   const created = store.createPlant('ann', plant(2n, 'ivy'));
   // In the next loop's timers phase: open a read transaction, let the writer go, and hold the
-  // loop until it has committed. Its answer then arrives in the poll phase of the same loop,
-  // before the end of the turn could end that transaction.
+  // loop until it has committed (however long a busy machine takes). Its answer then arrives in
+  // the poll phase of the same loop, before the end of the turn could end that transaction.
+  const committed = blocker.prepare("SELECT 1 FROM plants WHERE owner = 'ann' AND id = 2");
   await new Promise<void>((resolve) =>
     setTimeout(() => {
       assert.equal(store.getPlant('ann', 2n), undefined);
       blocker.exec('COMMIT');
-      hold(300);
+      const until = Date.now() + 10_000;
+      while (committed.get() === undefined && Date.now() < until);
+      assert.notEqual(committed.get(), undefined, 'the writer thread committed');
+      hold(50); // the thread posts its answer right after the commit
       resolve();
     }, 0),
   );
