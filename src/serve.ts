@@ -7,6 +7,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { StoreUnavailableError } from './errors.js';
 import { ClusterMetrics } from './http/cluster-metrics.js';
+import { Metrics } from './http/metrics.js';
 import { createLogger, logProcessWarnings, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
 import { startServer } from './server.js';
@@ -92,7 +93,8 @@ async function serveOne(settings: Settings, logger: Logger): Promise<void> {
   const signalled = new Promise<NodeJS.Signals>((resolve) => onFirstSignal(resolve));
   let running;
   try {
-    running = await whenDatabaseAnswers(settings, logger, () => startServer(settings, { logger }));
+    const metrics = new Metrics();
+    running = await whenDatabaseAnswers(settings, logger, () => startServer(settings, { logger, metrics }));
   } catch (error) {
     const failure = asStartError(error, settings);
     const send = process.send?.bind(process);

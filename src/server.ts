@@ -41,6 +41,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Where the first-start token is printed; stderr by default. */
   announce?: (text: string) => void;
+  /** The process's metrics (one per process, see http/metrics.ts); new ones by default. */
+  metrics?: Metrics;
 }
 
 /**
@@ -68,7 +70,7 @@ async function bootstrapToken(store: Store, databaseUrl: string, announce: (text
 
 export async function startServer(settings: Settings, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(settings.logLevel);
-  const metrics = new Metrics();
+  const metrics = options.metrics ?? new Metrics();
   const endOfTurn = new EndOfTurn();
   const store = await openStore({
     ...settings,

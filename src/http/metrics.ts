@@ -1,5 +1,10 @@
-/** Prometheus metrics through prom-client: requests by route, method and status; latency; database figures. */
+/**
+ * Prometheus metrics through prom-client: requests by route, method and status; latency; database
+ * figures. One per process: prom-client's default collectors (a GC observer, an event-loop delay
+ * monitor) cannot be stopped, so a start retried while the database is down reuses the first.
+ */
 import { Counter, Histogram, Registry, collectDefaultMetrics, type LabelValues } from 'prom-client';
+import { metricsReader } from './cluster-metrics.js';
 
 type RequestLabels = 'route' | 'method' | 'status';
 
@@ -33,8 +38,12 @@ export class Metrics {
   /** Bound children by label values: prom-client hashes the labels of every unbound call. */
   private readonly requestChildren = new Map<string, { count: Counter.Internal; latency: Histogram.Internal<'route' | 'method'> }>();
 
+  /** The text /metrics serves: under --workers, the sum over all workers. */
+  readonly scrape: () => Promise<string>;
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' });
+    this.scrape = metricsReader(this.registry);
   }
 
   observeRequest(route: string, method: string, status: number, seconds: number): void {

@@ -1,7 +1,6 @@
 /** Routes that need no token: health, readiness, metrics, the OpenAPI document and its docs page. */
 import type { Store } from '../store/store.js';
 import { errors } from '../errors.js';
-import { metricsReader } from './cluster-metrics.js';
 import type { RequestContext } from './context.js';
 import { docsRoutes } from './docs.js';
 import type { Metrics } from './metrics.js';
@@ -17,7 +16,6 @@ function publicGet(handle: (ctx: RequestContext) => Promise<void> | void): Recor
 
 export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number): Record<string, Record<string, Operation>> {
   const openapi = openApiJson({ bodyLimit });
-  const readMetrics = metricsReader(metrics.registry);
   return {
     '/healthz': publicGet((ctx) => sendJson(ctx, 200, '{"status":"ok"}')),
     '/readyz': publicGet(async (ctx) => {
@@ -38,7 +36,7 @@ export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number): Re
     '/metrics': publicGet(async (ctx) => {
       let body: string;
       try {
-        body = await readMetrics();
+        body = await metrics.scrape();
       } catch {
         throw errors.unavailable('The figures of the other workers did not arrive in time.');
       }

@@ -9,9 +9,15 @@ export interface PoolStats {
   waiting: number;
 }
 
+const CONNECTIONS = 'plantstore_db_pool_connections';
+const WAITING = 'plantstore_db_pool_waiting';
+
+/** Shows the figures of a new pool; those of a pool before it (a start retried) are dropped. */
 export function registerPoolMetrics(registry: Registry, stats: () => PoolStats): void {
+  registry.removeSingleMetric(CONNECTIONS);
+  registry.removeSingleMetric(WAITING);
   new Gauge({
-    name: 'plantstore_db_pool_connections',
+    name: CONNECTIONS,
     help: 'PostgreSQL connections of this instance, by state (busy, idle) and the pool size limit (max).',
     labelNames: ['state'] as const,
     registers: [registry],
@@ -23,7 +29,7 @@ export function registerPoolMetrics(registry: Registry, stats: () => PoolStats):
     },
   });
   new Gauge({
-    name: 'plantstore_db_pool_waiting',
+    name: WAITING,
     help: 'Queries waiting for a free PostgreSQL connection; steadily above 0 means DATABASE_POOL_SIZE is too small.',
     registers: [registry],
     collect() {
