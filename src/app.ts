@@ -124,6 +124,9 @@ export function buildApp(parts: AppParts): RequestListener {
     if (lines.host > 1 || (lines.host === 0 && ctx.req.httpVersion === '1.1')) throw errors.badHost();
     if (lines.authorization > 1) throw errors.repeatedHeader('Authorization');
     if (lines.contentType > 1) throw errors.repeatedHeader('Content-Type');
+    // node answers most other expectations itself (client-error.ts), but passes on any that mention 100-continue.
+    const { expect } = ctx.req.headers;
+    if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw errors.expectationFailed();
     if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');
     if (match === undefined) throw errors.routeNotFound();
     const { route } = match;

@@ -51,6 +51,8 @@ export const errors = {
   // The unread rest of the body would otherwise be taken for the next request: close after answering.
   bodyTooLarge: (limit: number) =>
     new ApiError(413, `The request body is larger than the limit of ${limit} bytes.`, { connection: 'close' }),
+  // A client that expected something else may send its body anyway: close after answering.
+  expectationFailed: () => new ApiError(417, 'The only expectation this server meets is 100-continue.', { connection: 'close' }),
   unsupportedMediaType: () => new ApiError(415, 'The request body must be sent with Content-Type: application/json.'),
   unsupportedContentEncoding: () =>
     new ApiError(415, 'The request body must be sent uncompressed; Content-Encoding is not supported.'),

@@ -30,7 +30,8 @@ function isJsonMediaType(contentType: string | undefined): boolean {
 function readLimited(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(errors.bodyTooLarge(limit));
-  if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
+  // RFC 9110 §10.1.1: an HTTP/1.0 client's 100-continue is ignored; it would take a 1xx for the response.
+  if (req.httpVersion === '1.1' && req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

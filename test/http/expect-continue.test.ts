@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { describe, test } from 'node:test';
+import { rawExchange } from '../helpers/raw-http.js';
 import { startTestServer, storeKinds } from '../helpers/server.js';
 
 interface Outcome {
@@ -67,6 +68,33 @@ for (const kind of storeKinds()) {
       assert.equal(outcome.status, 413);
       assert.equal(outcome.continued, false);
       assert.equal((await (await user.request('/plants')).json() as unknown[]).length, 0);
+    });
+
+    test('an HTTP/1.0 request gets no 100 Continue, which it would take for the response (RFC 9110 §10.1.1)', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const body = '{"id":7,"name":"Fern"}';
+      const answer = await rawExchange(
+        server.url,
+        `POST /plants HTTP/1.0\r\nAuthorization: Bearer ${user.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body}`,
+      );
+      assert.match(answer, /^HTTP\/1\.1 200 /, answer);
+      assert.doesNotMatch(answer, / 100 Continue/);
+    });
+
+    test('an Expect that names 100-continue among others, or twice, gets 417 and its body is not read', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const body = '{"id":7,"name":"Fern"}';
+      for (const expect of ['Expect: 100-continue, foo\r\n', 'Expect: 100-continue\r\nExpect: 100-continue\r\n']) {
+        const answer = await rawExchange(
+          server.url,
+          `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n${expect}\r\n${body}`,
+        );
+        assert.match(answer, /^HTTP\/1\.1 417 /, expect);
+        assert.match(answer, /"error":417/);
+      }
+      assert.equal((await user.request('/plants/7')).status, 404);
     });
   });
 }
