@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { errors } from '../errors.js';
 import { clientRequestId } from './context.js';
 import type { PipelineOrder } from './pipelining.js';
 
@@ -74,18 +75,22 @@ function respondToDivertedRequests(server: Server, requests: PipelineOrder): voi
     if (pending !== undefined) socket.on('drain', () => pending.emit('drain'));
     endAfter(pending, socket, rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
   });
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const body = JSON.stringify({ error: 417, message: 'The only expectation this server meets is 100-continue.' });
-    res.writeHead(417, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-      'x-request-id': clientRequestId(req) ?? randomBytes(9).toString('base64url'),
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'no-store',
-      connection: 'close',
-    });
-    res.end(body);
-  });
+  // In its turn among pipelined requests, so that the ones after it wait for it and then, the
+  // connection closing, are not run.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    requests.run(req, res, () => {
+      const body = JSON.stringify({ error: 417, message: errors.expectationFailed().message });
+      res.writeHead(417, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'x-request-id': clientRequestId(req) ?? randomBytes(9).toString('base64url'),
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-store',
+        connection: 'close',
+      });
+      res.end(body);
+    }),
+  );
 }
 
 /**

@@ -42,18 +42,29 @@ export class PipelineOrder {
     return undefined;
   }
 
-  /** Runs `handle` now, or once the response to the connection's previous request is complete. */
+  /**
+   * Runs `handle` now, or once the response to the connection's previous request is complete;
+   * never when the connection can no longer carry its response.
+   */
   run(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
     const previous = this.latest.get(req.socket);
     this.latest.set(req.socket, res);
-    if (previous === undefined || previous.writableFinished || previous.destroyed) {
-      handle();
+    const start = () => {
+      // A response before it closed the connection (Connection: close, RFC 9112 §9.6), or the
+      // client left: a write run now could not be answered, and a stream would wait for ever.
+      if (req.socket.destroyed || !req.socket.writable) res.destroy();
+      else handle();
+    };
+    // Done with only once node has also let go of its socket: until then it may still close the
+    // connection after it (Connection: close), and the request must wait for that to show.
+    if (previous === undefined || previous.destroyed || (previous.writableFinished && previous.socket === null)) {
+      start();
       return;
     }
     this.waitsFor.set(res, previous);
     previous.once('close', () => {
       this.waitsFor.delete(res);
-      this.ready.push(handle);
+      this.ready.push(start);
       this.scheduleStart();
     });
   }

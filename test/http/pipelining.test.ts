@@ -115,7 +115,7 @@ test('a request that waited for the response before it starts at the end of the 
   const endOfTurn = new EndOfTurn();
   endOfTurn.setEndReads(() => calls.push('end reads'));
   const order = new PipelineOrder(endOfTurn);
-  const socket = new EventEmitter();
+  const socket = Object.assign(new EventEmitter(), { destroyed: false, writable: true });
   const response = () => Object.assign(new EventEmitter(), { writableFinished: false, destroyed: false }) as unknown as ServerResponse;
   const request = { socket } as unknown as IncomingMessage;
   const first = response();
@@ -128,3 +128,23 @@ test('a request that waited for the response before it starts at the end of the 
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(calls, ['first', 'second', 'end reads']);
 });
+
+for (const kind of storeKinds()) {
+  test(`${kind}: requests pipelined after a response that closes the connection are not run`, async (t) => {
+    const server = await startTestServer(t, kind);
+    const user = await server.user();
+    assert.equal((await user.request('/plants', { method: 'POST', json: { id: 7, name: 'Fern' } })).status, 200);
+    const remove = `DELETE /plants/7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\n\r\n`;
+    // A 400 for two Authorization lines, then a 417 for an unmet Expect: each closes the connection.
+    for (const first of [
+      `GET /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\nAuthorization: Bearer ${user.token}\r\n\r\n`,
+      `POST /plants HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 0\r\n\r\n`,
+    ]) {
+      const answer = await rawExchange(server.url, first + remove);
+      assert.equal(statuses(answer).length, 1, answer);
+      assert.match(answer, /^connection: close\r$/im);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // a DELETE started would be committed by now
+      assert.equal((await user.request('/plants/7')).status, 200, `the DELETE pipelined after ${first.slice(0, 12)} did not run: ${answer}`);
+    }
+  });
+}
