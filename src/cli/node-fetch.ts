@@ -14,6 +14,9 @@ export interface NodeFetchOptions {
   timeoutMs?: number;
 }
 
+/** Statuses whose Response must have no body. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
 export function nodeFetch({ maxSockets, timeoutMs = 60_000 }: NodeFetchOptions): FetchLike {
   const agents = { http: new HttpAgent({ keepAlive: true, maxSockets }), https: new HttpsAgent({ keepAlive: true, maxSockets }) };
   return (url, init) =>
@@ -40,8 +43,13 @@ export function nodeFetch({ maxSockets, timeoutMs = 60_000 }: NodeFetchOptions):
             if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
           const status = response.statusCode ?? 0;
-          const body = status === 204 || status === 304 ? null : Buffer.concat(chunks);
-          resolve(new Response(body, { status, statusText: response.statusMessage ?? '', headers }));
+          const body = NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks);
+          try {
+            resolve(new Response(body, { status, statusText: response.statusMessage ?? '', headers }));
+          } catch (error) {
+            // A status a Response cannot hold (over 599): whatever answered is no plantstore.
+            reject(new TypeError('fetch failed', { cause: error }));
+          }
         });
       });
       request.end(typeof init.body === 'string' ? init.body : undefined);

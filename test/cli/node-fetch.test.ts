@@ -42,6 +42,20 @@ test('a 204 has an empty body', async (t) => {
   assert.equal(await response.text(), '');
 });
 
+test('a 205 has an empty body; a status over 599 fails the request as a TypeError, never an uncaught exception', async (t) => {
+  let status = 205;
+  const url = await listen(t, (_req, res) => {
+    res.writeHead(status);
+    res.end();
+  });
+  const fetch = nodeFetch({ maxSockets: 1 });
+  const reset = await fetch(url, { method: 'GET' });
+  assert.equal(reset.status, 205);
+  assert.equal(await reset.text(), '');
+  status = 999;
+  await assert.rejects(fetch(url, { method: 'GET' }), (error: unknown) => error instanceof TypeError && error.cause instanceof RangeError);
+});
+
 test('a server that stays silent fails the request with ETIMEDOUT, as a TypeError like fetch', async (t) => {
   const url = await listen(t, () => {});
   await assert.rejects(nodeFetch({ maxSockets: 1, timeoutMs: 200 })(url, { method: 'GET' }), (error: unknown) => {
