@@ -35,6 +35,8 @@ export class CsvParser {
   private error: string | undefined;
   /** The last character was a CR: a LF right after it ends no second line. */
   private afterCr = false;
+  /** The line of the last character that was not a line break. */
+  private textLine = 1;
 
   /** Parses a chunk; returns the records it completed. */
   push(chunk: string): CsvRecord[] {
@@ -44,6 +46,7 @@ export class CsvParser {
       this.afterCr = c === '\r';
       const newline = c === '\r' || c === '\n';
       if (newline && !crlf) this.line++;
+      else if (!newline) this.textLine = this.line;
       if (this.state === 'quoted') {
         // Line breaks inside quotes are data, CRLF included.
         if (c === '"') this.state = 'quoteInQuoted';
@@ -112,7 +115,10 @@ export class CsvParser {
   }
 
   private fail(reason: string): void {
-    this.error = reason;
+    // A quote opened on an earlier line took the lines since into this record: say which, as
+    // they are refused with it.
+    const reach = this.textLine > this.recordLine ? `; a quote opened on line ${this.recordLine} took in every line up to ${this.textLine}` : '';
+    this.error = reason + reach;
     this.state = 'skipLine';
   }
 }

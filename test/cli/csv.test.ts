@@ -46,6 +46,17 @@ describe('CsvParser', () => {
       { line: 4, fields: [], error: 'a quoted field that is never closed' },
     ]);
   });
+
+  test('a stray quote that takes in the lines after it names every line it took', () => {
+    assert.deepEqual(parse('7,"Monstera, big\n8,Fern,\n9,"Pothos",x\n10,Ivy,\n'), [
+      { line: 1, fields: [], error: 'text after a closing quote; a quote opened on line 1 took in every line up to 3' },
+      { line: 4, fields: ['10', 'Ivy', ''] },
+    ]);
+    assert.deepEqual(parse('1,ok,\n7,"Monstera\n8,Fern,\n9,Pothos,\n'), [
+      { line: 1, fields: ['1', 'ok', ''] },
+      { line: 2, fields: [], error: 'a quoted field that is never closed; a quote opened on line 2 took in every line up to 4' },
+    ]);
+  });
 });
 
 describe('csvRow', () => {
