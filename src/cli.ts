@@ -36,9 +36,13 @@ function settingOptions(command: Command, keys: readonly (keyof Settings)[] | 'a
 
 const DATABASE_SETTINGS: (keyof Settings)[] = ['databaseUrl', 'databasePoolSize'];
 
+/** Where commander keeps each setting's flag: its camel-cased name, which is not always the key (`--stream-deadline`). */
+const FLAG_ATTRIBUTES = SETTINGS.map((spec) => [spec.key, new Option(`--${spec.flag} <value>`).attributeName()] as const);
+
 /** The settings a command uses; `only` keeps the others at their defaults. */
 function settingsFrom(command: Command, only?: readonly (keyof Settings)[]): Settings {
-  return loadSettings(process.env, command.opts<Partial<Record<keyof Settings, string>>>(), only);
+  const given = command.opts<Record<string, string | undefined>>();
+  return loadSettings(process.env, Object.fromEntries(FLAG_ATTRIBUTES.map(([key, attribute]) => [key, given[attribute]])), only);
 }
 
 /** Opens the database the settings name; a failure an operator can fix becomes a StartError. */

@@ -306,7 +306,8 @@ export function loadSettings(
   for (const spec of SETTINGS) {
     const used = only === undefined || only.includes(spec.key);
     const fromFlag = used ? flags[spec.key] : undefined;
-    const fromEnvFile = used ? fromFile(spec, env) : undefined;
+    // A flag wins over the environment: a secrets file it overrides is not read at all.
+    const fromEnvFile = used && fromFlag === undefined ? fromFile(spec, env) : undefined;
     const fromEnv = used ? (fromEnvFile ?? env[spec.env]) : undefined;
     const raw = fromFlag ?? fromEnv ?? spec.default;
     const envSource = fromEnvFile !== undefined ? `${spec.env}_FILE's file` : spec.env;

@@ -100,6 +100,12 @@ describe('settings from <NAME>_FILE', () => {
     assert.match(message({ DATABASE_URL: 'postgres://user:hun/ter2@db:5432/plants' }), /^DATABASE_URL=<hidden: not a URL> is not a well-formed postgres:\/\/ URL/);
   });
 
+  test('a flag wins over a secrets file without reading it: a missing file, or the variable set twice, does not stop it', () => {
+    assert.equal(loadSettings({ DATABASE_URL_FILE: '/nonexistent/secret' }, { databaseUrl: 'sqlite:from-flag.db' }).databaseUrl, 'sqlite:from-flag.db');
+    assert.equal(loadSettings({ DATABASE_URL: 'sqlite:a.db', DATABASE_URL_FILE: '/nonexistent/secret' }, { databaseUrl: 'sqlite:from-flag.db' }).databaseUrl, 'sqlite:from-flag.db');
+    assert.throws(() => loadSettings({ DATABASE_URL_FILE: '/nonexistent/secret' }), SettingError);
+  });
+
   test('settings without a secret have no _FILE variant; a flag still wins over the file', (t) => {
     const dir = tempDir(t);
     writeFileSync(join(dir, 'port'), '9000');

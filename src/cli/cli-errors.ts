@@ -14,7 +14,7 @@ export function describeFailure(error: unknown, url: string): { line: string; ex
   // fetch fails with a TypeError whose cause names the network error (ECONNREFUSED, ENOTFOUND, …).
   if (error instanceof TypeError && error.cause instanceof Error) {
     const cause = error.cause as Error & { code?: unknown };
-    return { line: `cannot reach ${maskedUrl(url) ?? url}: ${typeof cause.code === 'string' ? cause.code : cause.message}`, exitCode: EXIT_REFUSED };
+    return { line: `cannot reach ${maskedUrl(url) ?? 'the server --url names'}: ${typeof cause.code === 'string' ? cause.code : cause.message}`, exitCode: EXIT_REFUSED };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { line: message.split('\n', 1)[0] ?? '', exitCode: EXIT_REFUSED };

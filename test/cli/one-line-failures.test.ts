@@ -99,6 +99,19 @@ describe('any CLI failure is one line', () => {
     assert.doesNotMatch(result.stdout + result.stderr, /ter2/);
   });
 
+  test('every setting flag is read, --stream-deadline too (its key is streamDeadlineMs)', async () => {
+    const result = await runCli(['serve', '--port', '0', '--stream-deadline', 'banana']);
+    assert.equal(result.code, 2);
+    assert.match(oneLine(result), /^plantstore: bad setting: --stream-deadline="banana"/);
+  });
+
+  test('a password the URL parser takes for a port and a path is not shown', async () => {
+    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: 'postgres://app:2024/Zq@127.0.0.1:1/plants?sslrootcert=/nonexistent/ca.pem' });
+    assert.equal(result.code, 2);
+    assert.match(oneLine(result), /^plantstore: bad setting: DATABASE_URL=<hidden: not a URL> names a file that cannot be read/);
+    assert.doesNotMatch(result.stdout + result.stderr, /Zq/);
+  });
+
   test('an unknown flag and a missing argument end in a hint', async () => {
     assert.match(oneLine(await runCli(['token', 'create', '--usr', 'bob'])), /^plantstore: .*; see plantstore token create --help$/);
     assert.match(oneLine(await runCli(['token', 'revoke'])), /^plantstore: .*token-id.*; see plantstore token revoke --help$/);
