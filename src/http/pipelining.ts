@@ -50,10 +50,16 @@ export class PipelineOrder {
     const previous = this.latest.get(req.socket);
     this.latest.set(req.socket, res);
     const start = () => {
-      // A response before it closed the connection (Connection: close, RFC 9112 §9.6), or the
-      // client left: a write run now could not be answered, and a stream would wait for ever.
-      if (req.socket.destroyed || !req.socket.writable) res.destroy();
-      else handle();
+      if (req.socket.destroyed || !req.socket.writable) {
+        // A response before it closed the connection (Connection: close, RFC 9112 §9.6), or the
+        // client left: a write run now could not be answered, and a stream would wait for ever.
+        // node emits no 'close' for a response it never gave the socket: the access line and
+        // the requests queued behind this one wait for it.
+        res.destroy();
+        res.emit('close');
+        return;
+      }
+      handle();
     };
     // Done with only once node has also let go of its socket: until then it may still close the
     // connection after it (Connection: close), and the request must wait for that to show.

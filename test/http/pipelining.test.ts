@@ -11,6 +11,7 @@ import { PipelineOrder } from '../../src/http/pipelining.js';
 import { EndOfTurn } from '../../src/util/end-of-turn.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import Database from 'better-sqlite3';
+import { pino } from 'pino';
 import { startTestServer, storeKinds } from '../helpers/server.js';
 
 /** Sends `requests` in one segment, the last asking the server to close; returns each response's status and body. */
@@ -131,7 +132,8 @@ test('a request that waited for the response before it starts at the end of the 
 
 for (const kind of storeKinds()) {
   test(`${kind}: requests pipelined after a response that closes the connection are not run`, async (t) => {
-    const server = await startTestServer(t, kind);
+    const lines: string[] = [];
+    const server = await startTestServer(t, kind, {}, pino({ level: 'info' }, { write: (line: string) => lines.push(line) }));
     const user = await server.user();
     assert.equal((await user.request('/plants', { method: 'POST', json: { id: 7, name: 'Fern' } })).status, 200);
     const remove = `DELETE /plants/7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\n\r\n`;
@@ -146,5 +148,21 @@ for (const kind of storeKinds()) {
       await new Promise((resolve) => setTimeout(resolve, 200)); // a DELETE started would be committed by now
       assert.equal((await user.request('/plants/7')).status, 200, `the DELETE pipelined after ${first.slice(0, 12)} did not run: ${answer}`);
     }
+    // Each request not run has its access line, as one whose client left (499).
+    const dropped = lines.map((line) => JSON.parse(line) as { msg: string; method?: string; status?: number }).filter((line) => line.msg === 'request' && line.method === 'DELETE');
+    assert.deepEqual(dropped.map((line) => line.status), [499, 499]);
+  });
+
+  test(`${kind}: a third request pipelined behind one not run is not run either, and both are logged`, async (t) => {
+    const lines: string[] = [];
+    const server = await startTestServer(t, kind, {}, pino({ level: 'info' }, { write: (line: string) => lines.push(line) }));
+    const user = await server.user();
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\n\r\n`;
+    const refused = `GET /plants HTTP/1.1\r\nHost: x\r\nContent-Type: a\r\nContent-Type: b\r\n\r\n`;
+    const answer = await rawExchange(server.url, refused + get('/plants?limit=1') + get('/plants?limit=2'));
+    assert.deepEqual(statuses(answer), [400]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const logged = lines.map((line) => JSON.parse(line) as { msg: string; status?: number }).filter((line) => line.msg === 'request');
+    assert.deepEqual(logged.map((line) => line.status), [400, 499, 499]);
   });
 }
