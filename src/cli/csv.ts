@@ -37,6 +37,8 @@ export class CsvParser {
   private afterCr = false;
   /** The line of the last character that was not a line break. */
   private textLine = 1;
+  /** The line where the last quoted field opened. */
+  private quoteLine = 1;
 
   /** Parses a chunk; returns the records it completed. */
   push(chunk: string): CsvRecord[] {
@@ -56,7 +58,10 @@ export class CsvParser {
       if (crlf) continue; // its CR already ended the line
       switch (this.state) {
         case 'fieldStart':
-          if (c === '"') this.state = 'quoted';
+          if (c === '"') {
+            this.state = 'quoted';
+            this.quoteLine = this.line;
+          }
           else if (c === ',') this.fields.push('');
           else if (newline) this.endRecord(out);
           else {
@@ -115,9 +120,10 @@ export class CsvParser {
   }
 
   private fail(reason: string): void {
-    // A quote opened on an earlier line took the lines since into this record: say which, as
-    // they are refused with it.
-    const reach = this.textLine > this.recordLine ? `; a quote opened on line ${this.recordLine} took in every line up to ${this.textLine}` : '';
+    // A quoted field that opened on an earlier line took the lines since into this record: say
+    // which, as they are refused with it.
+    const inQuotes = this.state === 'quoted' || this.state === 'quoteInQuoted';
+    const reach = inQuotes && this.textLine > this.quoteLine ? `; the quote opened on line ${this.quoteLine} took in every line up to ${this.textLine}` : '';
     this.error = reason + reach;
     this.state = 'skipLine';
   }

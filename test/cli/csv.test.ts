@@ -49,12 +49,19 @@ describe('CsvParser', () => {
 
   test('a stray quote that takes in the lines after it names every line it took', () => {
     assert.deepEqual(parse('7,"Monstera, big\n8,Fern,\n9,"Pothos",x\n10,Ivy,\n'), [
-      { line: 1, fields: [], error: 'text after a closing quote; a quote opened on line 1 took in every line up to 3' },
+      { line: 1, fields: [], error: 'text after a closing quote; the quote opened on line 1 took in every line up to 3' },
       { line: 4, fields: ['10', 'Ivy', ''] },
     ]);
     assert.deepEqual(parse('1,ok,\n7,"Monstera\n8,Fern,\n9,Pothos,\n'), [
       { line: 1, fields: ['1', 'ok', ''] },
-      { line: 2, fields: [], error: 'a quoted field that is never closed; a quote opened on line 2 took in every line up to 4' },
+      { line: 2, fields: [], error: 'a quoted field that is never closed; the quote opened on line 2 took in every line up to 4' },
+    ]);
+    // The line the runaway quote opened on, not the record's first; no runaway, no such words.
+    assert.deepEqual(parse('1,"two\nlines","runaway\n2,Fern,\n3,"x"y\n'), [
+      { line: 1, fields: [], error: 'text after a closing quote; the quote opened on line 2 took in every line up to 4' },
+    ]);
+    assert.deepEqual(parse('1,"a\nb",x"y\n'), [
+      { line: 1, fields: [], error: 'a quote inside an unquoted field (quote the whole field and double the quote)' },
     ]);
   });
 });
