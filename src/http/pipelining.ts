@@ -49,28 +49,16 @@ export class PipelineOrder {
   run(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
     const previous = this.latest.get(req.socket);
     this.latest.set(req.socket, res);
-    const start = () => {
-      if (req.socket.destroyed || !req.socket.writable) {
-        // A response before it closed the connection (Connection: close, RFC 9112 §9.6), or the
-        // client left: a write run now could not be answered, and a stream would wait for ever.
-        // node emits no 'close' for a response it never gave the socket: the access line and
-        // the requests queued behind this one wait for it.
-        res.destroy();
-        res.emit('close');
-        return;
-      }
-      handle();
-    };
     // Done with only once node has also let go of its socket: until then it may still close the
     // connection after it (Connection: close), and the request must wait for that to show.
     if (previous === undefined || previous.destroyed || (previous.writableFinished && previous.socket === null)) {
-      start();
+      start(req, res, handle);
       return;
     }
     this.waitsFor.set(res, previous);
     previous.once('close', () => {
       this.waitsFor.delete(res);
-      this.ready.push(start);
+      this.ready.push(() => start(req, res, handle));
       this.scheduleStart();
     });
   }
@@ -80,4 +68,18 @@ export class PipelineOrder {
     this.ready = [];
     for (const handle of ready) handle();
   }
+}
+
+/** Runs `handle`, unless the connection can no longer carry the response. */
+function start(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
+  if (req.socket.destroyed || !req.socket.writable) {
+    // A response before it closed the connection (Connection: close, RFC 9112 §9.6), or the
+    // client left: a write run now could not be answered, and a stream would wait for ever.
+    // node emits no 'close' for a response it never gave the socket: the access line and the
+    // requests queued behind this one wait for it.
+    res.destroy();
+    res.emit('close');
+    return;
+  }
+  handle();
 }
