@@ -83,6 +83,12 @@ export function parseOptions(argv: readonly string[] = process.argv.slice(2)): O
     database,
     scale: values.scale,
     cpuProfDir: values['cpu-prof'],
-    custom: values.seconds !== undefined || values.reps !== undefined || new Set(wanted).size !== ALL.length,
+    // Another build or other settings must not pass for the default run either.
+    custom:
+      values.seconds !== undefined ||
+      values.reps !== undefined ||
+      new Set(wanted).size !== ALL.length ||
+      process.env.BENCH_PLANTSTORE !== undefined ||
+      process.env.BENCH_SERVE_ARGS !== undefined,
   };
 }

@@ -60,7 +60,7 @@ export function defaultPoolSize(): number {
 export async function startPlantstore(databaseUrl: string, logFile: string, nodeArgs: readonly string[] = [], serveArgs: readonly string[] = []): Promise<RunningServer> {
   const port = await freePort();
   // Default settings: drop any plantstore setting the caller's environment carries.
-  const settingNames = new Set(SETTINGS.map((spec) => spec.env));
+  const settingNames = new Set(SETTINGS.flatMap((spec) => [spec.env, `${spec.env}_FILE`]));
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !settingNames.has(name)));
   const log = openSync(logFile, 'a');
   const cli = process.env.BENCH_PLANTSTORE ?? CLI;

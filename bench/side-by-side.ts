@@ -110,7 +110,12 @@ export async function runSideBySide(o: SideBySideOptions): Promise<{ samples: Sa
     await pause(1000);
     const idle = memoryOf(server.pid);
     const runs = [];
-    for (let i = 0; i < (o.quick ? 1 : 3); i++) runs.push(await listAll(server.origin, o.seeded.tokens.big, 120_000));
+    for (let i = 0; i < (o.quick ? 1 : 3); i++) {
+      const run = await listAll(server.origin, o.seeded.tokens.big, 120_000);
+      // A refused or short list would report a tiny first byte and pass.
+      if (run.status !== 200 || run.plants !== o.bigUserPlants) throw new Error(`list-all answered ${run.status} with ${run.plants} of ${o.bigUserPlants} plants`);
+      runs.push(run);
+    }
     const after = memoryOf(server.pid);
     await server.stop();
     listAllSummary = { plantsSeeded: o.bigUserPlants, idleRssMb: idle.rssMb, hwmBeforeMb: idle.hwmMb, hwmAfterMb: after.hwmMb, runs };
