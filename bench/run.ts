@@ -78,11 +78,14 @@ let storeFact: string;
 let durability: string;
 let databaseUrl: string;
 let seeded: Seeded;
+let listAllDatabase: { url: string; token: string };
 if (database !== undefined) {
   databaseUrl = benchUrl(database);
   let pg;
   try {
     seeded = await seedPostgres(database, bigUserPlants, many);
+    // node+pg works on plantstore's tables, the million plants included: both see the same data.
+    listAllDatabase = { url: databaseUrl, token: seeded.tokens.big };
     pg = await postgresFacts(database);
   } catch (error) {
     // The usual cause is an address, a password or a database that is not there: one line says which.
@@ -93,8 +96,12 @@ if (database !== undefined) {
   durability = `PostgreSQL, synchronous_commit=${pg.synchronousCommit}: each 200/204 answered after its commit (plantstore and node+pg alike)`;
 } else {
   databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
-  const sqlite = await seedSqlite(databaseUrl, bigUserPlants, many);
+  const sqlite = await seedSqlite(databaseUrl, 0, many);
   seeded = sqlite;
+  // The million plants in a database of their own: the load scenarios then run on the data the
+  // in-memory baseline holds, not on B-trees made deeper by a user none of them reads.
+  const listAllUrl = `sqlite:${join(dir, 'list-all.db')}`;
+  listAllDatabase = { url: listAllUrl, token: bigUserPlants === 0 ? '' : (await seedSqlite(listAllUrl, bigUserPlants, [])).tokens.big };
   storeFact = `store: embedded SQLite ${sqlite.sqliteVersion} (better-sqlite3) in ${tmpdir()}`;
   durability = 'SQLite WAL, each 200 answered after the fdatasync of the WAL that holds its commit (group commit)';
 }
@@ -137,6 +144,7 @@ async function mainRun(): Promise<void> {
     onPostgres,
     postgresHere,
     databaseUrl,
+    listAllDatabase,
     logFile,
     cpuProfDir,
     seeded,

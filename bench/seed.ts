@@ -1,7 +1,8 @@
 /**
  * The data each scenario needs, identical on every server: 1,000 plants for the get user and
  * for the mixed user, an empty post user, the many scenario's owners (each with its own token
- * and spread-out ids) and, for plantstore only, a user with a million plants. plantstore's rows
+ * and spread-out ids) and, for plantstore only, a user with a million plants (on SQLite in a
+ * database of its own, which only list-all reads). plantstore's rows
  * go straight into its database before it starts, because a million creates over HTTP would
  * take longer than the whole benchmark; its tokens come from `plantstore token create`.
  */
