@@ -12,6 +12,18 @@ export class StartError extends Error {
   }
 }
 
+/**
+ * Refuses a database whose schema a newer plantstore migrated: this build would read and write
+ * tables it does not know, and a migration of the newer one may have changed what they mean.
+ */
+export function refuseNewerSchema(found: number, newest: number): void {
+  if (found > newest) {
+    throw new StartError(
+      `the database's schema is version ${found}, made by a newer plantstore; this one knows versions up to ${newest}: run the newer plantstore, or restore a backup made before the upgrade`,
+    );
+  }
+}
+
 /** The fields node, pg and better-sqlite3 put on their errors, all optional. */
 interface Detail {
   message: string;

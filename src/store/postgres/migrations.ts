@@ -3,6 +3,7 @@
  * so that many instances starting at once apply each migration exactly once.
  */
 import type pg from 'pg';
+import { refuseNewerSchema } from '../../start-failure.js';
 import { inTransaction } from './pool.js';
 
 /** Never edit a released migration: add the next one. */
@@ -37,6 +38,7 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
     sql: 'CREATE INDEX plants_by_tag ON plants (owner, tag, id);',
   },
 ];
+const NEWEST = Math.max(...MIGRATIONS.map((migration) => migration.version));
 
 /** pg_advisory_xact_lock key for migrations: the ASCII of "plntmigr". */
 const MIGRATION_LOCK = '8100971276063565682';
@@ -57,6 +59,7 @@ export async function migrate(pool: pg.Pool): Promise<number> {
     await run('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const current = await run('SELECT coalesce(max(version), 0) AS version FROM schema_migrations');
     const applied = Number(current.rows[0]?.version ?? 0);
+    refuseNewerSchema(applied, NEWEST);
     const pending = MIGRATIONS.filter((migration) => migration.version > applied);
     for (const migration of pending) {
       await run(migration.sql);

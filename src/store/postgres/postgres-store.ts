@@ -6,12 +6,13 @@
 import type pg from 'pg';
 import { plantsJson, type StoredPlant } from '../../plants/plant.js';
 import { errors } from '../../errors.js';
+import { StartError } from '../../start-failure.js';
 import type { CreateResult, ListQuery, NewTokenRecord, PageQuery, PlantPage, PlantStream, Store, TokenCheck, TokenRecord } from '../store.js';
 import { migrate } from './migrations.js';
 import { CreateBatcher } from './create-batcher.js';
 import { writeCreates } from './create-plants.js';
 import { batchable, PageBatcher, type OptionalPlantRow } from './page-batcher.js';
-import { mapPgErrors } from './pg-errors.js';
+import { mapPgErrors, toStoreError } from './pg-errors.js';
 import { openPlantStream } from './plant-stream.js';
 import { createPool, inTransaction, type PoolOptions } from './pool.js';
 import type { PoolStats } from './pool-metrics.js';
@@ -55,7 +56,12 @@ export class PostgresStore implements Store {
   }
 
   async migrate(): Promise<number> {
-    return mapPgErrors(() => migrate(this.pool));
+    try {
+      return await migrate(this.pool);
+    } catch (error) {
+      // A schema newer than this build is no outage: waiting for the database would not end it.
+      throw error instanceof StartError ? error : toStoreError(error);
+    }
   }
 
   createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): Promise<CreateResult> {
