@@ -101,7 +101,7 @@ interface Counter {
 /**
  * Counts in Redis, falling back to `fallback` (this process) while Redis does not answer. After a
  * fallback, requests skip Redis for a moment, so that a Redis gone silent (which ioredis still
- * takes for connected) costs one request a command timeout now and then, not every request.
+ * takes for connected) costs a command timeout only to the requests of each retry, not to all.
  */
 function redisCounter(url: string, counting: { points: number; duration: number; keyPrefix: string }, logger: Logger): Counter {
   const redis = new Redis(url, {
@@ -180,7 +180,8 @@ function redisCounter(url: string, counting: { points: number; duration: number;
 export function createRateLimiter(options: RateLimiterOptions): OwnerRateLimiter {
   const { limit } = options;
   const windowSeconds = limit.windowMs / 1000;
-  const counting = { points: limit.requests, duration: windowSeconds, keyPrefix: options.redisKeyPrefix };
+  // The quota in the key: a changed RATE_LIMIT must not go on counting in keys made for the old one.
+  const counting = { points: limit.requests, duration: windowSeconds, keyPrefix: `${options.redisKeyPrefix}:${limit.requests}/${windowSeconds}` };
   let counter: Counter;
   if (options.redisUrl === undefined) {
     const local = new RateLimiterMemory(counting);

@@ -113,6 +113,23 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     assert.equal(warnings(a, FALLBACK_WARNING) + warnings(b, FALLBACK_WARNING), 0);
   });
 
+  test('a changed RATE_LIMIT counts in keys of its own: the old quota’s count does not carry over', async (t) => {
+    const { databaseUrl, token } = await databaseWithToken(t);
+    const prefix = `plantstore-test:${uniqueName('rl')}`;
+    const statusesOn = async (rateLimit: string, count: number) => {
+      const server = await startServerProcess(t, { ...serverEnv(databaseUrl, rateLimit, redisUrl as string), REDIS_KEY_PREFIX: prefix });
+      const statuses: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const response = await authorizedFetch(`${server.url}/plants?limit=1`, token);
+        await response.arrayBuffer();
+        statuses.push(response.status);
+      }
+      return statuses;
+    };
+    assert.deepEqual(await statusesOn('3/1h', 4), [200, 200, 200, 429]);
+    assert.deepEqual(await statusesOn('5/1h', 6), [200, 200, 200, 200, 200, 429], 'a new quota starts from zero');
+  });
+
   test('the workers of --workers 2 share each owner’s limit', async (t) => {
     const { databaseUrl, token } = await databaseWithToken(t);
     const instance = await startServerProcess(t, { ...serverEnv(databaseUrl, '10/1h', redisUrl as string), WORKERS: '2' });
