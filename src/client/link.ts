@@ -1,7 +1,8 @@
 /** The `after` cursor of a `Link: <…>; rel="next"` header (RFC 8288). */
 import { parseInt64 } from '../plants/int64.js';
 
-const LINK_VALUE = /<([^>]*)>((?:\s*;\s*[^;,]+)*)/g;
+/** A link and its parameters, whose values may be quoted strings holding `,` and `;` (a `title`). */
+const LINK_VALUE = /<([^>]*)>((?:\s*;\s*(?:[^;,"]|"(?:[^"\\]|\\.)*")+)*)/g;
 const REL = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i;
 
 /** The `after` of the link whose rel includes `next`; undefined when there is none. */

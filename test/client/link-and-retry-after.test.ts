@@ -13,6 +13,11 @@ describe('nextCursor', () => {
     assert.equal(nextCursor('</plants?after=1>; rel="prev", </plants?after=9&tag=a%2Cb>; rel="last next"'), 9n);
   });
 
+  test('a quoted parameter holding a comma or a semicolon before rel, as a proxy may add', () => {
+    assert.equal(nextCursor('</plants?after=5>; title="a, b"; rel="next"'), 5n);
+    assert.equal(nextCursor('</plants?after=1>; rel="prev"; title="x, y", </plants?after=7>; title="p; q, \\"r\\""; rel="next"'), 7n);
+  });
+
   test('no header, no next link, or a next link without a usable after: undefined', () => {
     assert.equal(nextCursor(null), undefined);
     assert.equal(nextCursor('</plants?after=1>; rel="prev"'), undefined);
