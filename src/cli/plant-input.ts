@@ -27,6 +27,10 @@ export async function* readPlants(source: AsyncIterable<Uint8Array>, format?: Im
   const first = await chunks.next();
   if (first.done === true) return;
   const chosen = format ?? (/^\s*\{/.test(first.value) ? 'jsonl' : 'csv');
+  // `plants list --json` writes an array: every line of it would be refused one by one.
+  if (format !== 'csv' && /^\s*\[/.test(first.value)) {
+    throw new UsageError("the input is a JSON array; import reads JSON Lines, one plant per line, as plants export writes them (jq -c '.[]' turns an array into them)");
+  }
   const all = prepend(first.value, chunks);
   yield* chosen === 'csv' ? csvItems(all) : jsonLineItems(all);
 }

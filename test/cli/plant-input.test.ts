@@ -41,6 +41,12 @@ describe('readPlants', () => {
     assert.deepEqual(await read(''), []);
   });
 
+  test('a JSON array, as plants list --json writes, stops with a usage error that says how to convert it', async () => {
+    for (const format of ['jsonl', undefined] as const) {
+      await assert.rejects(read('[{"id":1,"name":"a"}]\n', format), { name: 'UsageError', message: /^the input is a JSON array; import reads JSON Lines/ });
+    }
+  });
+
   test('input that is not UTF-8 stops with a usage error', async () => {
     await assert.rejects(read(new Uint8Array([0x7b, 0xc3, 0x28])), { name: 'UsageError', message: 'the input is not valid UTF-8' });
   });
