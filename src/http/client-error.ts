@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import { errors } from '../errors.js';
 import { clientRequestId } from './context.js';
 import type { PipelineOrder } from './pipelining.js';
+import { sendError } from './respond.js';
 
 interface ParserError extends Error {
   code?: string;
@@ -79,16 +80,8 @@ function respondToDivertedRequests(server: Server, requests: PipelineOrder): voi
   // connection closing, are not run.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
     requests.run(req, res, () => {
-      const body = JSON.stringify({ error: 417, message: errors.expectationFailed().message });
-      res.writeHead(417, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'x-request-id': clientRequestId(req) ?? randomBytes(9).toString('base64url'),
-        'x-content-type-options': 'nosniff',
-        'cache-control': 'no-store',
-        connection: 'close',
-      });
-      res.end(body);
+      const requestId = clientRequestId(req) ?? randomBytes(9).toString('base64url');
+      sendError({ res, requestId, responses: undefined }, errors.expectationFailed());
     }),
   );
 }
