@@ -21,6 +21,12 @@ test('lines are written in batches of at least 4 KB, and whatever is held at exi
   const exited = runAndEnd(body, 'process.exit(0);');
   const lines = exited.stdout.trim().split('\n').map((line) => JSON.parse(line) as { n: number });
   assert.deepEqual(lines.map((line) => line.n), Array.from({ length: 300 }, (_, n) => n), 'all of them, in order, at exit');
+
+  const under4k = "for (let n = 0; n < 30; n++) logger.info({ n }, 'line');";
+  const held = runAndEnd(under4k, 'process.exit(0);').stdout;
+  assert.equal(held.trim().split('\n').length, 30);
+  assert.ok(Buffer.byteLength(held) < 4096, `30 lines are ${Buffer.byteLength(held)} bytes`);
+  assert.equal(runAndEnd(under4k, "process.kill(process.pid, 'SIGKILL');").stdout, '', 'less than 4 KB is not written before exit');
 });
 
 test('the Authorization header is redacted wherever headers are logged', () => {
