@@ -104,6 +104,9 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   // Without this node sends `100 Continue` before the app has seen the request; body.ts sends it
   // once the token and headers passed.
   server.on('checkContinue', app);
+  // Any other expectation node would refuse with a bare 417; the app refuses it too, with an
+  // Error body, in its turn among pipelined requests and with an access line.
+  server.on('checkExpectation', app);
   respondToClientErrors(server, pipelines);
   try {
     await rateLimiter?.started;

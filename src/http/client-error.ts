@@ -6,10 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errors } from '../errors.js';
-import { clientRequestId } from './context.js';
 import type { PipelineOrder } from './pipelining.js';
-import { sendError } from './respond.js';
 
 interface ParserError extends Error {
   code?: string;
@@ -64,11 +61,8 @@ function endAfter(res: ServerResponse | undefined, socket: Duplex, response: str
   });
 }
 
-/**
- * Requests node takes away from the app: CONNECT (plantstore is no proxy) and an Expect
- * other than 100-continue (417). Both get an Error body like every other refusal.
- */
-function respondToDivertedRequests(server: Server, requests: PipelineOrder): void {
+/** CONNECT, which node takes away from the app: plantstore is no proxy. */
+function refuseConnect(server: Server, requests: PipelineOrder): void {
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     // node has taken the socket from the server, and with it the passing on of the socket's
     // 'drain' to the response under way: a streamed list would wait for it for ever.
@@ -76,14 +70,6 @@ function respondToDivertedRequests(server: Server, requests: PipelineOrder): voi
     if (pending !== undefined) socket.on('drain', () => pending.emit('drain'));
     endAfter(pending, socket, rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
   });
-  // In its turn among pipelined requests, so that the ones after it wait for it and then, the
-  // connection closing, are not run.
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
-    requests.run(req, res, () => {
-      const requestId = clientRequestId(req) ?? randomBytes(9).toString('base64url');
-      sendError({ res, requestId, responses: undefined }, errors.expectationFailed());
-    }),
-  );
 }
 
 /**
@@ -92,7 +78,7 @@ function respondToDivertedRequests(server: Server, requests: PipelineOrder): voi
  * request cut short by the error, and not yet answered, can never be: the Error is its answer.
  */
 export function respondToClientErrors(server: Server, requests: PipelineOrder): void {
-  respondToDivertedRequests(server, requests);
+  refuseConnect(server, requests);
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();

@@ -2,8 +2,8 @@
  * Writing responses: every response of the app starts here (sendJson or sendEmpty, whose bytes
  * may wait for the end of the turn; startResponse for streams and the rest), so each carries
  * X-Request-Id and the headers every API response has; and the one place that turns a failure
- * into an Error body. Requests the app never sees (a parser error, CONNECT, an unmet Expect)
- * are answered by client-error.ts.
+ * into an Error body. Requests the app never sees (a parser error, CONNECT) are answered by
+ * client-error.ts.
  */
 import type { ServerResponse } from 'node:http';
 import { ApiError, StoreUnavailableError, errors } from '../errors.js';

@@ -148,9 +148,10 @@ for (const kind of storeKinds()) {
       await new Promise((resolve) => setTimeout(resolve, 200)); // a DELETE started would be committed by now
       assert.equal((await user.request('/plants/7')).status, 200, `the DELETE pipelined after ${first.slice(0, 12)} did not run: ${answer}`);
     }
-    // Each request not run has its access line, as one whose client left (499).
-    const dropped = lines.map((line) => JSON.parse(line) as { msg: string; method?: string; status?: number }).filter((line) => line.msg === 'request' && line.method === 'DELETE');
-    assert.deepEqual(dropped.map((line) => line.status), [499, 499]);
+    // Each request not run has its access line, as one whose client left (499); the refusals theirs.
+    const logged = lines.map((line) => JSON.parse(line) as { msg: string; method?: string; status?: number }).filter((line) => line.msg === 'request');
+    assert.deepEqual(logged.filter((line) => line.method === 'DELETE').map((line) => line.status), [499, 499]);
+    assert.deepEqual(logged.filter((line) => line.status !== 499).map((line) => [line.method, line.status]), [['POST', 200], ['GET', 400], ['GET', 200], ['POST', 417], ['GET', 200]]);
   });
 
   test(`${kind}: a third request pipelined behind one not run is not run either, and both are logged`, async (t) => {
