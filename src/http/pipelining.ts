@@ -25,7 +25,7 @@ export class PipelineOrder {
    * next turn's reads, which would be older than their requests.
    */
   constructor(endOfTurn: EndOfTurn) {
-    endOfTurn.setStartWaitingRequests(() => this.startReady());
+    endOfTurn.set('startWaitingRequests', () => this.startReady());
     this.scheduleStart = endOfTurn.scheduleStart;
   }
 

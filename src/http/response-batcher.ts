@@ -17,7 +17,7 @@ export class ResponseBatcher {
   private readonly scheduleSend: () => void;
 
   constructor(endOfTurn: EndOfTurn) {
-    endOfTurn.setSendResponses(() => this.send());
+    endOfTurn.set('sendResponses', () => this.send());
     this.scheduleSend = endOfTurn.schedule;
   }
 

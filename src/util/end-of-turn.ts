@@ -1,46 +1,39 @@
 /**
  * The work that waits for the end of the event loop's current turn, so that what the turn's
- * requests asked for is done together. It runs in this order: the writer thread's answer to the
- * batch it was given is taken if it is there, and the writes it answers are told; pipelined
- * requests whose turn came start; the turn's writes go to the writer thread as one batch (their
- * responses follow once it is synced); the turn's read transaction ends; then the turn's held
- * responses are sent back to back. One instance per server; the store, the pipelining and the
- * response batcher each give it their steps.
+ * requests asked for is done together: writes committed as one batch, then the responses sent
+ * back to back. One instance per server; the store, the pipelining and the response batcher
+ * each give it their steps, which run in the order FIRST and SECOND give.
  */
+
+/** What each step is, by its owner: */
+export type EndOfTurnStep =
+  /** the store's look for its writer thread's answer, which otherwise waits for the next turn; */
+  | 'takeWriteAnswer'
+  /** the pipelining's start of the requests whose turn came as earlier responses completed; */
+  | 'startWaitingRequests'
+  /** the store's hand-over of the turn's writes to its writer thread; */
+  | 'commitWrites'
+  /** the end of the store's read transaction; */
+  | 'endReads'
+  /** the response batcher's flush. */
+  | 'sendResponses';
+
+/** The order the steps run in: these in the first immediate, */
+const FIRST: readonly EndOfTurnStep[] = ['takeWriteAnswer', 'startWaitingRequests'];
+/** and these in the second. */
+const SECOND: readonly EndOfTurnStep[] = ['commitWrites', 'endReads', 'sendResponses'];
+
 export class EndOfTurn {
-  private takeWriteAnswer: (() => void) | undefined;
-  private startWaitingRequests: (() => void) | undefined;
-  private commitWrites: (() => void) | undefined;
-  private endReads: (() => void) | undefined;
-  private sendResponses: (() => void) | undefined;
+  private readonly steps = new Map<EndOfTurnStep, () => void>();
   private scheduled = false;
   /** The first immediate of the end of turn under way has run: a start asked for now needs the next. */
   private started = false;
   private startAgain = false;
 
-  /** The store's look for its writer thread's answer, which otherwise waits for the next turn. */
-  setTakeWriteAnswer(step: () => void): void {
-    this.takeWriteAnswer = step;
-  }
-
-  /** The pipelining's start of the requests whose turn came as earlier responses completed. */
-  setStartWaitingRequests(step: () => void): void {
-    this.startWaitingRequests = step;
-  }
-
-  /** The store's hand-over of the turn's writes to its writer thread. */
-  setCommitWrites(step: () => void): void {
-    this.commitWrites = step;
-  }
-
-  /** The end of the store's read transaction. */
-  setEndReads(step: () => void): void {
-    this.endReads = step;
-  }
-
-  /** The response batcher's flush. */
-  setSendResponses(step: () => void): void {
-    this.sendResponses = step;
+  /** Gives the step its work; each step has one owner, so a second is a wiring mistake. */
+  set(step: EndOfTurnStep, work: () => void): void {
+    if (this.steps.has(step)) throw new Error(`the end-of-turn step ${step} is given twice`);
+    this.steps.set(step, work);
   }
 
   /** Asks for the steps to run at the end of this turn (once, however often it is asked). */
@@ -67,7 +60,7 @@ export class EndOfTurn {
 
   private readonly start = (): void => {
     this.started = true;
-    runAll([this.takeWriteAnswer, this.startWaitingRequests]);
+    this.runAll(FIRST);
   };
 
   private readonly finish = (): void => {
@@ -76,23 +69,23 @@ export class EndOfTurn {
       this.startAgain = false;
       this.schedule();
     }
-    runAll([this.commitWrites, this.endReads, this.sendResponses]);
+    this.runAll(SECOND);
   };
-}
 
-/**
- * Runs every step even when one fails, then throws the first failure: a read transaction left
- * open would show a stale snapshot from then on, and held responses would never go out.
- */
-function runAll(steps: readonly ((() => void) | undefined)[]): void {
-  let failed = false;
-  let failure: unknown;
-  for (const step of steps) {
-    try {
-      step?.();
-    } catch (error) {
-      if (!failed) [failed, failure] = [true, error];
+  /**
+   * Runs every step even when one fails, then throws the first failure: a read transaction left
+   * open would show a stale snapshot from then on, and held responses would never go out.
+   */
+  private runAll(steps: readonly EndOfTurnStep[]): void {
+    let failed = false;
+    let failure: unknown;
+    for (const step of steps) {
+      try {
+        this.steps.get(step)?.();
+      } catch (error) {
+        if (!failed) [failed, failure] = [true, error];
+      }
     }
+    if (failed) throw failure;
   }
-  if (failed) throw failure;
 }

@@ -114,7 +114,7 @@ test('a CONNECT pipelined after a long streamed list gets its 400 after the whol
 test('a request that waited for the response before it starts at the end of the turn, before its other steps', async () => {
   const calls: string[] = [];
   const endOfTurn = new EndOfTurn();
-  endOfTurn.setEndReads(() => calls.push('end reads'));
+  endOfTurn.set('endReads', () => calls.push('end reads'));
   const order = new PipelineOrder(endOfTurn);
   const socket = Object.assign(new EventEmitter(), { destroyed: false, writable: true });
   const response = () => Object.assign(new EventEmitter(), { writableFinished: false, destroyed: false }) as unknown as ServerResponse;

@@ -8,9 +8,9 @@ import { EndOfTurn } from '../../src/util/end-of-turn.js';
 test('the steps run once at the end of the turn, however often asked: commit, end reads, send', async () => {
   const endOfTurn = new EndOfTurn();
   const ran: string[] = [];
-  endOfTurn.setSendResponses(() => ran.push('send'));
-  endOfTurn.setEndReads(() => ran.push('end reads'));
-  endOfTurn.setCommitWrites(() => ran.push('commit'));
+  endOfTurn.set('sendResponses', () => ran.push('send'));
+  endOfTurn.set('endReads', () => ran.push('end reads'));
+  endOfTurn.set('commitWrites', () => ran.push('commit'));
   endOfTurn.schedule();
   endOfTurn.schedule();
   assert.deepEqual(ran, [], 'nothing runs within the turn');
@@ -25,8 +25,8 @@ test('a step that throws does not keep the held responses from being sent', () =
   const module = new URL('../../src/util/end-of-turn.js', import.meta.url).href;
   const script = `import { EndOfTurn } from ${JSON.stringify(module)};
 const endOfTurn = new EndOfTurn();
-endOfTurn.setEndReads(() => { throw new Error('read transaction failed'); });
-endOfTurn.setSendResponses(() => process.stdout.write('sent'));
+endOfTurn.set('endReads', () => { throw new Error('read transaction failed'); });
+endOfTurn.set('sendResponses', () => process.stdout.write('sent'));
 endOfTurn.schedule();`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
   assert.equal(result.stdout, 'sent');
@@ -37,8 +37,8 @@ endOfTurn.schedule();`;
 test('what the writer answer step starts runs before the responses are sent, in the same turn', async () => {
   const endOfTurn = new EndOfTurn();
   const ran: string[] = [];
-  endOfTurn.setTakeWriteAnswer(() => void Promise.resolve().then(() => ran.push('answered write responds')));
-  endOfTurn.setSendResponses(() => ran.push('send'));
+  endOfTurn.set('takeWriteAnswer', () => void Promise.resolve().then(() => ran.push('answered write responds')));
+  endOfTurn.set('sendResponses', () => ran.push('send'));
   endOfTurn.schedule();
   setImmediate(() => ran.push('next immediate'));
   await nextTurn();
@@ -49,14 +49,20 @@ test('a start asked for after the first immediate ran comes at the next end of a
   const endOfTurn = new EndOfTurn();
   const ran: string[] = [];
   let asks = 2;
-  endOfTurn.setStartWaitingRequests(() => {
+  endOfTurn.set('startWaitingRequests', () => {
     ran.push('start');
     if (--asks > 0) void Promise.resolve().then(endOfTurn.scheduleStart); // as a response sent there lets the next request's turn come
   });
-  endOfTurn.setSendResponses(() => ran.push('send'));
+  endOfTurn.set('sendResponses', () => ran.push('send'));
   endOfTurn.scheduleStart();
   await nextTurn();
   await nextTurn();
   await nextTurn();
   assert.deepEqual(ran, ['start', 'send', 'start', 'send']);
+});
+
+test('a step given twice is refused: the second owner would silently take the first one’s place', () => {
+  const endOfTurn = new EndOfTurn();
+  endOfTurn.set('commitWrites', () => {});
+  assert.throws(() => endOfTurn.set('commitWrites', () => {}), /commitWrites is given twice/);
 });

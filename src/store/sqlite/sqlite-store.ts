@@ -84,7 +84,7 @@ export class SqliteStore implements Store {
     const endOfTurn = options.endOfTurn ?? new EndOfTurn();
     this.reads = new TurnReads(db, endOfTurn);
     this.writerThread = new Writer(path, options.onConnectionError);
-    endOfTurn.setTakeWriteAnswer(() => this.writerThread.takeAnswer());
+    endOfTurn.set('takeWriteAnswer', () => this.writerThread.takeAnswer());
     const commit = async (ops: WriteOp[]) => {
       const results = await this.writerThread.run(ops);
       this.reads.end(); // before anyone is told: a read after the response sees the write

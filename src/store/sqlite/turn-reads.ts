@@ -20,7 +20,7 @@ export class TurnReads {
   ) {
     this.begin = db.prepare('BEGIN');
     this.commit = db.prepare('COMMIT');
-    endOfTurn.setEndReads(() => this.end());
+    endOfTurn.set('endReads', () => this.end());
     this.scheduleEnd = endOfTurn.schedule;
   }
 

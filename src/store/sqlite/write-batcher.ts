@@ -31,7 +31,7 @@ export class WriteBatcher {
     endOfTurn: EndOfTurn,
     private readonly onBatch: (size: number, seconds: number) => void = () => {},
   ) {
-    endOfTurn.setCommitWrites(() => this.commit());
+    endOfTurn.set('commitWrites', () => this.commit());
     this.scheduleCommit = endOfTurn.schedule;
   }
 
@@ -60,8 +60,8 @@ export class WriteBatcher {
     const started = performance.now();
     this.runBatch(batch.map((pending) => pending.op)).then(
       (results) => {
-        this.onBatch(batch.length, (performance.now() - started) / 1000);
         batch.forEach((pending, index) => pending.resolve(results[index] as WriteResult));
+        this.onBatch(batch.length, (performance.now() - started) / 1000);
       },
       (error: unknown) => {
         const failure = error instanceof StoreUnavailableError ? error : new StoreUnavailableError(`SQLite write failed: ${String(error)}`, { cause: error });
