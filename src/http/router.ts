@@ -32,8 +32,8 @@ export class Router {
     // HEAD is answered wherever GET is, and listed beside it. OPTIONS is answered on every route
     // but not listed: Allow carries the methods of the resource, as the contract gives them.
     const allow = Object.keys(operations).flatMap((method) => (method === 'GET' && operations.HEAD === undefined ? ['GET', 'HEAD'] : [method]));
-    if (operations.GET !== undefined) operations.HEAD ??= operations.GET;
-    const route: Route = { template, operations, allow, allowHeader: allow.join(', ') };
+    const withHead = operations.GET === undefined ? operations : { HEAD: operations.GET, ...operations };
+    const route: Route = { template, operations: withHead, allow, allowHeader: allow.join(', ') };
     const param = /\/\{[a-z]+\}$/.exec(template);
     if (param === null) this.exact.set(template, { route, param: '' });
     else this.prefixed.push({ prefix: template.slice(0, param.index + 1), route });

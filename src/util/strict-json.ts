@@ -19,12 +19,13 @@ export type JsonObject = Map<string, JsonValue>;
 export class JsonSyntaxError extends Error {}
 
 const MAX_DEPTH = 64;
-const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
 /** Parses one JSON text. Throws JsonSyntaxError with a short reason. */
 export function parseJson(text: string): JsonValue {
   let pos = 0;
+  // Sticky, and so stateful (lastIndex): one per parse.
+  const numberToken = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
   const fail = (what: string): never => {
     throw new JsonSyntaxError(`${what} at position ${pos}`);
@@ -95,8 +96,8 @@ export function parseJson(text: string): JsonValue {
         expect('null');
         return null;
       default: {
-        NUMBER.lastIndex = pos;
-        const match = NUMBER.exec(text);
+        numberToken.lastIndex = pos;
+        const match = numberToken.exec(text);
         if (match === null) return fail(c === undefined ? 'unexpected end of input' : 'unexpected character');
         pos += match[0].length;
         return new JsonNumber(match[0]);
