@@ -103,7 +103,11 @@ export class PlantStoreClient {
 
   private url(path: string, query: Record<string, string> = {}): string {
     const url = new URL(path, this.base);
-    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries(query)) {
+      // The URL would carry U+FFFD in its place: a different, valid value.
+      if (!value.isWellFormed()) throw new RangeError(`${name} holds an unpaired surrogate, which is no character.`);
+      url.searchParams.set(name, value);
+    }
     return url.href;
   }
 

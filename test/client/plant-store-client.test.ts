@@ -108,6 +108,11 @@ describe('PlantStoreClient arguments', () => {
     await assert.rejects(client.createPlant({ id: -(2n ** 63n) - 1n, name: 'x' }), RangeError);
   });
 
+  test('a tag filter with a lone surrogate is refused, not sent as U+FFFD (another, valid filter)', async () => {
+    await assert.rejects(client.listPlants({ tag: 'a\uD800' }), (error: Error) => error instanceof RangeError && /tag/.test(error.message));
+    await assert.rejects(client.plants({ tag: '\uDC00' }).next(), RangeError);
+  });
+
   test('a base URL that is not absolute http(s) or carries a password, or an empty token, is refused', () => {
     assert.throws(() => new PlantStoreClient({ baseUrl: 'localhost:8080', token: 't' }), TypeError);
     assert.throws(
