@@ -8,19 +8,24 @@ import { JsonSyntaxError, parseJson, type JsonValue } from '../util/strict-json.
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+/** One `;name=value` parameter of a media type; a quoted value may hold `;` (RFC 9110 §5.6.6). */
+const PARAMETER = /;\s*([^=;\s]*)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;]*))?/g;
 /** Charsets whose bytes are UTF-8 as sent; a body declared in any other would be misread. */
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
 
-/** `application/json`, compared case-insensitively, with no charset or a UTF-8 one. */
+/** `application/json`, compared case-insensitively, with no charset or one UTF-8 one. */
 function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
   const semicolon = contentType.indexOf(';');
   const essence = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
   if (essence !== 'application/json') return false;
   if (semicolon === -1) return true;
-  const charset = CHARSET_PARAMETER.exec(contentType.slice(semicolon));
-  return charset === null || UTF8_CHARSETS.has((charset[1] as string).toLowerCase());
+  const charsets = [...contentType.slice(semicolon).matchAll(PARAMETER)].filter((parameter) => parameter[1]?.toLowerCase() === 'charset');
+  if (charsets.length === 0) return true;
+  // Two charsets are a guess at which one counts, as two Content-Type lines would be.
+  if (charsets.length > 1) return false;
+  const value = (charsets[0]?.[2] ?? '').trim().replace(/^"(.*)"$/s, '$1').replace(/\\(.)/gs, '$1');
+  return UTF8_CHARSETS.has(value.toLowerCase());
 }
 
 /**

@@ -164,9 +164,10 @@ for (const kind of storeKinds()) {
       assert.deepEqual(await listed(user), []);
     });
 
-    test('a charset other than UTF-8 → 415 (the body would be misread)', async (t) => {
+    test('a charset other than UTF-8, or two charsets → 415 (the body would be misread)', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
-      for (const type of ['application/json; charset=utf-16', 'application/json; charset=ISO-8859-1', 'application/json;charset="windows-1252"']) {
+      const types = ['application/json; charset=utf-16', 'application/json; charset=ISO-8859-1', 'application/json;charset="windows-1252"', 'application/json; charset=utf-8; charset=latin1', 'application/json; charset=latin1; Charset=utf-8'];
+      for (const type of types) {
         await assertError(await postBytes(user, FERN, { 'content-type': type }), 415);
       }
       assert.deepEqual(await listed(user), []);
@@ -175,6 +176,8 @@ for (const kind of storeKinds()) {
     test('Content-Type compared case-insensitively, parameters allowed: Application/JSON; charset=utf-8 → 200', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
       const types = ['Application/JSON; charset=utf-8', 'application/json;charset=UTF-8', 'APPLICATION/JSON', 'application/json; charset="utf-8"', 'application/json; foo=bar'];
+      // US-ASCII bytes are UTF-8; a `;` or `charset=` inside a quoted value of another parameter is that value's.
+      types.push('application/json; charset=us-ascii', 'application/json; x="a; charset=latin1"', 'application/json; x="\\"; charset=latin1"; charset=utf-8');
       for (const [i, type] of types.entries()) {
         const response = await postBytes(user, Buffer.from(`{"id":${i},"name":"Fern"}`), { 'content-type': type });
         assert.equal(response.status, 200, type);
