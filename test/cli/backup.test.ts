@@ -4,9 +4,12 @@
  * database that a server has open.
  */
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { runCli, startServerProcess } from '../helpers/process.js';
 import { authorizedFetch, tempDir } from '../helpers/server.js';
 
@@ -123,6 +126,57 @@ describe('plantstore backup and restore', () => {
     const listed = await runCli(['token', 'list', '--json'], env);
     assert.match(listed.stdout, /"user": "u"/);
     assert.match(token, /^pst_/);
+  });
+
+  test('a backup is left in rollback-journal mode, so that it can be read from a folder its reader cannot write', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'u'], env)).code, 0);
+    assert.equal((await runCli(['backup', join(dir, 'b.db')], env)).code, 0);
+    const header = readFileSync(join(dir, 'b.db')).subarray(18, 20);
+    assert.deepEqual([...header], [1, 1], 'file format bytes 18 and 19: 1 is rollback journal, 2 is WAL');
+    assert.ok(!existsSync(join(dir, 'b.db-wal')) && !existsSync(join(dir, 'b.db-shm')));
+  });
+
+  test('restore over a damaged database refuses with one line, and leaves it for the operator to move', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'u'], env)).code, 0);
+    assert.equal((await runCli(['backup', join(dir, 'b.db')], env)).code, 0);
+    const damaged = Buffer.alloc(8192, 7);
+    writeFileSync(join(dir, 'p.db'), damaged);
+    const refused = await runCli(['restore', join(dir, 'b.db')], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^plantstore: .*p\.db is damaged \(SQLITE_NOTADB\); move it aside, then restore\n$/);
+    assert.deepEqual(readFileSync(join(dir, 'p.db')), damaged);
+    renameSync(join(dir, 'p.db'), join(dir, 'p.db.damaged'));
+    assert.equal((await runCli(['restore', join(dir, 'b.db')], env)).code, 0);
+  });
+
+  test('a full disk is one line naming the file, and leaves nothing behind', async (t) => {
+    const dir = tempDir(t);
+    const small = mkdtempSync(join(tmpdir(), 'plantstore-full-'));
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=128k', 'tmpfs', small]);
+    t.after(() => {
+      if (mounted.status === 0) spawnSync('umount', [small]);
+      rmSync(small, { recursive: true });
+    });
+    if (mounted.status !== 0) {
+      t.skip(`cannot mount a small tmpfs here (${String(mounted.stderr).trim() || mounted.error?.message}); needs root`);
+      return;
+    }
+    const databasePath = join(dir, 'p.db');
+    assert.equal((await runCli(['migrate'], { DATABASE_URL: `sqlite:${databasePath}` })).code, 0);
+    const db = new Database(databasePath);
+    const insert = db.prepare("INSERT INTO plants (owner, id, name, tag) VALUES ('u', ?, ?, NULL)");
+    db.transaction(() => {
+      for (let id = 0; id < 4_000; id++) insert.run(id, `a plant with a longish name, number ${id}`);
+    })();
+    db.close();
+    const full = await runCli(['backup', join(small, 'b.db')], { DATABASE_URL: `sqlite:${databasePath}` });
+    assert.equal(full.code, 1);
+    assert.match(full.stderr, /^plantstore: the disk that holds .*plantstore-full-[^/]*\/b\.db\.partial is full\n$/);
+    assert.deepEqual(readdirSync(small), []);
   });
 
   test('restore through a database path that is a link replaces the linked file and keeps the link', async (t) => {

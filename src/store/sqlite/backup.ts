@@ -32,7 +32,7 @@ function sqliteCode(error: unknown): string | undefined {
 function inspect(file: string): BackupSummary {
   let db: Database.Database;
   try {
-    db = new Database(file, { fileMustExist: true });
+    db = new Database(file, { readonly: true, fileMustExist: true });
   } catch (error) {
     throw new BackupError(`cannot open ${file} (${sqliteCode(error) ?? (error as Error).message})`);
   }
@@ -45,6 +45,9 @@ function inspect(file: string): BackupSummary {
     return { plants: count('plants'), tokens: count('api_tokens') };
   } catch (error) {
     if (error instanceof BackupError) throw error;
+    // A backup made in WAL mode (as plantstore's were before they were made in rollback mode)
+    // needs its -shm beside it, even to be read.
+    if (sqliteCode(error) === 'SQLITE_READONLY_DIRECTORY') throw new BackupError(`${file} can be read only from a folder this user can write; copy it into one`);
     throw new BackupError(`${file} is not a readable SQLite database (${sqliteCode(error) ?? (error as Error).message})`);
   } finally {
     db.close();
@@ -65,7 +68,8 @@ function renameDurably(from: string, to: string): void {
 /**
  * Copies the database at `source` into `destination`, a new file readable by its owner only
  * (as connection.ts makes a database). Whatever was there is removed first, a planted link
- * included; `wx` refuses one planted in between.
+ * included; `wx` refuses one planted in between. The copy is left in rollback-journal mode: a
+ * WAL database cannot be read, not even to restore it, from a folder its reader cannot write.
  */
 async function copy(source: string, destination: string): Promise<void> {
   rmSync(destination, { force: true });
@@ -74,6 +78,15 @@ async function copy(source: string, destination: string): Promise<void> {
   try {
     db.pragma('busy_timeout = 5000');
     await db.backup(destination, { progress: () => ALL_PAGES });
+    const copied = new Database(destination, { fileMustExist: true });
+    try {
+      copied.pragma('journal_mode = DELETE');
+    } finally {
+      copied.close();
+    }
+  } catch (error) {
+    if (sqliteCode(error) === 'SQLITE_FULL') throw new BackupError(`the disk that holds ${destination} is full`);
+    throw error;
   } finally {
     db.close();
   }
@@ -113,9 +126,12 @@ function takeOver(target: string): Database.Database {
     return db;
   } catch (error) {
     db.close();
-    if (sqliteCode(error) === 'SQLITE_BUSY' || sqliteCode(error) === 'SQLITE_LOCKED') {
+    const code = sqliteCode(error);
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
       throw new BackupError(`${target} is in use (a plantstore server or command has it open); stop it, then restore`);
     }
+    // Whether something still has it open cannot be told: the operator moves it, keeping what it holds.
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new BackupError(`${target} is damaged (${code}); move it aside, then restore`);
     throw error;
   }
 }
