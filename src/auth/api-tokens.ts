@@ -12,6 +12,11 @@ const TOKEN_PREFIX = 'pst_';
 const TOKEN_SHAPE = /^pst_[A-Za-z0-9_-]{43}$/;
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** Whether `text` is (or starts like) a plantstore token, a secret not to be echoed. */
+export function isApiToken(text: string): boolean {
+  return text.startsWith(TOKEN_PREFIX);
+}
+
 /** The SHA-256 digest of a token, hex; crypto.hash (Node ≥ 20.12) where it exists, for it is the cheaper call. */
 export const digestToken: (token: string) => string =
   typeof crypto.hash === 'function'
@@ -94,7 +99,7 @@ export class ApiTokenVerifier implements CredentialVerifier {
   ) {}
 
   accepts(token: string): boolean {
-    return token.startsWith(TOKEN_PREFIX);
+    return isApiToken(token);
   }
 
   verify(token: string): MaybePromise<Principal> {

@@ -125,6 +125,15 @@ describe('plantstore token revoke', () => {
     assert.notEqual(revoked.code, 0);
     assert.match(revoked.stderr, /no active token has the id tok_000000000000/);
   });
+
+  test('a token given instead of its id is refused without being echoed', async (t) => {
+    const databaseUrl = database(t);
+    const token = (await runCli(['token', 'create', '--user', 'u', '--database-url', databaseUrl])).stdout.trim();
+    const revoked = await runCli(['token', 'revoke', token, '--database-url', databaseUrl]);
+    assert.equal(revoked.code, 2);
+    assert.equal(revoked.stderr, 'plantstore: that is a token, not its id: revoke takes the ID that token list shows\n');
+    assert.ok(!revoked.stdout.includes(token));
+  });
 });
 
 describe('plantstore --help', () => {
