@@ -107,7 +107,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   // Any other expectation node would refuse with a bare 417; the app refuses it too, with an
   // Error body, in its turn among pipelined requests and with an access line.
   server.on('checkExpectation', app);
-  respondToClientErrors(server, pipelines);
+  const cutWaitingConnections = respondToClientErrors(server, pipelines);
   try {
     await rateLimiter?.started;
     await new Promise<void>((resolve, reject) => {
@@ -139,7 +139,10 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       const closeAfterResponse = (_req: IncomingMessage, res: ServerResponse) => res.setHeader('connection', 'close');
       server.prependListener('request', closeAfterResponse);
       server.prependListener('checkContinue', closeAfterResponse);
-      const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+      const force = setTimeout(() => {
+        server.closeAllConnections();
+        cutWaitingConnections();
+      }, DRAIN_TIMEOUT_MS);
       const connected = await new Promise<number>((resolve) => server.getConnections((_error, count) => resolve(count ?? 0)));
       if (connected > 0) await new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS));
       // server.close also closes the connections that are idle by now.

@@ -46,29 +46,44 @@ function rawError(status: number, reason: string, message: string): string {
 }
 
 /**
- * Ends the connection with `response`, after `res`, the newest response still to be sent on it
- * (PipelineOrder.pendingOn): the responses to requests pipelined before the one that failed go
- * first, the Error follows them.
+ * Connections that wait, with an Error to send, for the responses before it. node no longer
+ * counts them as its HTTP connections (closeAllConnections does not cut them), so the drain's
+ * cut calls cut() as well.
  */
-function endAfter(res: ServerResponse | undefined, socket: Duplex, response: string): void {
-  if (res === undefined) {
-    socket.end(response);
-    return;
+class WaitingConnections {
+  private readonly sockets = new Set<Duplex>();
+
+  /**
+   * Ends the connection with `response`, after `res`, the newest response still to be sent on
+   * it (PipelineOrder.pendingOn): the responses to requests pipelined before the one that
+   * failed go first, the Error follows them.
+   */
+  endAfter(res: ServerResponse | undefined, socket: Duplex, response: string): void {
+    if (res === undefined) {
+      socket.end(response);
+      return;
+    }
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    res.once('finish', () => socket.end(response));
+    res.once('close', () => {
+      if (!res.writableFinished) socket.destroy();
+    });
   }
-  res.once('finish', () => socket.end(response));
-  res.once('close', () => {
-    if (!res.writableFinished) socket.destroy();
-  });
+
+  cut(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
 }
 
 /** CONNECT, which node takes away from the app: plantstore is no proxy. */
-function refuseConnect(server: Server, requests: PipelineOrder): void {
+function refuseConnect(server: Server, requests: PipelineOrder, waiting: WaitingConnections): void {
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     // node has taken the socket from the server, and with it the passing on of the socket's
     // 'drain' to the response under way: a streamed list would wait for it for ever.
     const pending = requests.pendingOn(socket);
     if (pending !== undefined) socket.on('drain', () => pending.emit('drain'));
-    endAfter(pending, socket, rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
+    waiting.endAfter(pending, socket, rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
   });
 }
 
@@ -76,14 +91,17 @@ function refuseConnect(server: Server, requests: PipelineOrder): void {
  * Answers parser errors with an Error body, after the responses still to be sent on the
  * connection (a complete request still at work, or one answered without reading its body). A
  * request cut short by the error, and not yet answered, can never be: the Error is its answer.
+ * Returns what cuts the connections still waiting to send such an Error.
  */
-export function respondToClientErrors(server: Server, requests: PipelineOrder): void {
-  refuseConnect(server, requests);
+export function respondToClientErrors(server: Server, requests: PipelineOrder): () => void {
+  const waiting = new WaitingConnections();
+  refuseConnect(server, requests, waiting);
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    endAfter(requests.pendingOn(socket), socket, clientErrorResponse(error));
+    waiting.endAfter(requests.pendingOn(socket), socket, clientErrorResponse(error));
   });
+  return () => waiting.cut();
 }

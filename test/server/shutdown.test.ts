@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { authorizedFetch, startTestServer, tempDir } from '../helpers/server.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 
@@ -80,6 +82,30 @@ describe('graceful shutdown', () => {
     assert.equal(late.headers.connection, 'close');
     assert.equal(sockets[0], sockets[1], 'both requests went over the one connection');
     await closing;
+  });
+
+  test('a connection whose CONNECT waits behind an unread streamed list is cut with the others at 10 s', { timeout: 60_000 }, async (t) => {
+    const server = await startTestServer(t);
+    const user = await server.user();
+    const db = new Database(server.settings.databaseUrl.slice('sqlite:'.length));
+    const insert = db.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, NULL)');
+    const name = 'a plant with a name long enough to fill the socket buffers quickly '.repeat(3);
+    db.transaction(() => {
+      for (let id = 0; id < 40_000; id++) insert.run(user.name, id, name);
+    })();
+    db.close();
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    t.after(() => socket.destroy());
+    socket.write(`GET /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\n\r\nCONNECT x:443 HTTP/1.1\r\nHost: x\r\n\r\n`);
+    socket.once('data', () => socket.pause()); // the list has begun; from here on nothing is read
+    await once(socket, 'data');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const started = Date.now();
+    await server.running.close();
+    const took = Date.now() - started;
+    assert.ok(took < 15_000, `the drain took ${took} ms: the waiting connection outlived the 10 s cut`);
   });
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
