@@ -25,7 +25,7 @@ export const STALLED_READER_MS = 30_000;
 
 function sendPage(ctx: RequestContext, page: PlantPage, params: ListParams, limit: number): void {
   const headers = page.nextAfter === undefined ? undefined : { link: nextLink(params, limit, page.nextAfter) };
-  sendJson(ctx, 200, `[${page.json}]`, headers);
+  sendJson(ctx, 200, `[${page.members}]`, headers);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The storage interface. SQLite (store/sqlite) and PostgreSQL (store/postgres) fill it and
- * pass one shared contract test. Every plant query is by owner, so the data shards by owner.
+ * pass one shared contract test. Every plant query names its owner, which leads every plant key.
  * Plant and token lookups return a value or a promise (MaybePromise): the SQLite store answers
  * reads at once and writes once their commit is on disk; PostgreSQL always with a promise.
  */
@@ -59,7 +59,7 @@ export interface PageQuery extends ListQuery {
  */
 export interface PlantPage {
   /** The plants as plantJson shows them (plants/plant.ts), separated by commas: the members of the response's array. */
-  readonly json: string;
+  readonly members: string;
   /** The id of the page's last plant when more plants follow it: where the next page starts. */
   readonly nextAfter: bigint | undefined;
 }

@@ -12,7 +12,7 @@ export type EndOfTurnStep =
   /** the pipelining's start of the requests whose turn came as earlier responses completed; */
   | 'startWaitingRequests'
   /** the store's hand-over of the turn's writes to its writer thread; */
-  | 'commitWrites'
+  | 'sendWrites'
   /** the end of the store's read transaction; */
   | 'endReads'
   /** the response batcher's flush. */
@@ -21,7 +21,7 @@ export type EndOfTurnStep =
 /** The order the steps run in: these in the first immediate, */
 const FIRST: readonly EndOfTurnStep[] = ['takeWriteAnswer', 'startWaitingRequests'];
 /** and these in the second. */
-const SECOND: readonly EndOfTurnStep[] = ['commitWrites', 'endReads', 'sendResponses'];
+const SECOND: readonly EndOfTurnStep[] = ['sendWrites', 'endReads', 'sendResponses'];
 
 export class EndOfTurn {
   private readonly steps = new Map<EndOfTurnStep, () => void>();

@@ -8,14 +8,14 @@ export const ALL_FIELDS: PlantFields = { id: true, name: true, tag: true };
 
 /** The plants of a page read with ALL_FIELDS. */
 export function plantsOfPage(page: PlantPage): StoredPlant[] {
-  const members = parseJson(`[${page.json}]`);
+  const members = parseJson(`[${page.members}]`);
   assert.ok(Array.isArray(members), 'a page is the members of an array');
   return members.map((member) => {
     assert.ok(member instanceof Map);
     const id = member.get('id');
     const name = member.get('name');
     const tag = member.get('tag') ?? null;
-    assert.ok(id instanceof JsonNumber && typeof name === 'string' && (tag === null || typeof tag === 'string'), `a plant: ${page.json}`);
+    assert.ok(id instanceof JsonNumber && typeof name === 'string' && (tag === null || typeof tag === 'string'), `a plant: ${page.members}`);
     return { id: BigInt(id.text), name, tag };
   });
 }

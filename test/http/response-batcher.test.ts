@@ -78,7 +78,7 @@ test('at the end of a turn the writes are committed first, then the responses se
   const order: string[] = [];
   const endOfTurn = new EndOfTurn();
   const responses = new ResponseBatcher(endOfTurn);
-  endOfTurn.set('commitWrites', () => order.push('commit'));
+  endOfTurn.set('sendWrites', () => order.push('commit'));
   sendEmpty(answerable(new RecordingResponse('r', order), 'r1', responses), 204);
   endOfTurn.schedule();
   await nextTurn();

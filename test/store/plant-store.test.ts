@@ -132,7 +132,7 @@ for (const factory of storeFactories()) {
       for (let mask = 0; mask < 8; mask++) {
         const fields = { id: (mask & 1) !== 0, name: (mask & 2) !== 0, tag: (mask & 4) !== 0 };
         const page = await store.listPlants(owner, { after: undefined, tag: undefined, limit: plants.length, fields });
-        assert.equal(page.json, plantsJson(plants, fields), JSON.stringify(fields));
+        assert.equal(page.members, plantsJson(plants, fields), JSON.stringify(fields));
         assert.equal(page.nextAfter, undefined);
       }
     });
@@ -150,7 +150,7 @@ for (const factory of storeFactories()) {
               const matching = plants.filter((plant) => (tag === undefined || plant.tag === tag) && (after === undefined || plant.id > after));
               const page = await store.listPlants(owner, { after, tag, limit: 2, fields });
               const what = JSON.stringify({ tag, after: after?.toString(), fields });
-              assert.equal(page.json, plantsJson(matching.slice(0, 2), fields), what);
+              assert.equal(page.members, plantsJson(matching.slice(0, 2), fields), what);
               assert.equal(page.nextAfter, matching.length > 2 ? matching[1]?.id : undefined, what);
             }
           }

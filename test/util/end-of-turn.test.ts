@@ -10,7 +10,7 @@ test('the steps run once at the end of the turn, however often asked: commit, en
   const ran: string[] = [];
   endOfTurn.set('sendResponses', () => ran.push('send'));
   endOfTurn.set('endReads', () => ran.push('end reads'));
-  endOfTurn.set('commitWrites', () => ran.push('commit'));
+  endOfTurn.set('sendWrites', () => ran.push('commit'));
   endOfTurn.schedule();
   endOfTurn.schedule();
   assert.deepEqual(ran, [], 'nothing runs within the turn');
@@ -63,6 +63,6 @@ test('a start asked for after the first immediate ran comes at the next end of a
 
 test('a step given twice is refused: the second owner would silently take the first one’s place', () => {
   const endOfTurn = new EndOfTurn();
-  endOfTurn.set('commitWrites', () => {});
-  assert.throws(() => endOfTurn.set('commitWrites', () => {}), /commitWrites is given twice/);
+  endOfTurn.set('sendWrites', () => {});
+  assert.throws(() => endOfTurn.set('sendWrites', () => {}), /sendWrites is given twice/);
 });

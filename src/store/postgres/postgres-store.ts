@@ -89,7 +89,7 @@ export class PostgresStore implements Store {
     for (const row of rows) if (row.id !== null) plants.push(toStoredPlant(row as PlantRow));
     const hasMore = plants.length > limit;
     if (hasMore) plants.pop();
-    return { json: plantsJson(plants, query.fields), nextAfter: hasMore ? plants.at(-1)?.id : undefined };
+    return { members: plantsJson(plants, query.fields), nextAfter: hasMore ? plants.at(-1)?.id : undefined };
   }
 
   streamPlants(owner: string, query: ListQuery, token?: TokenCheck): Promise<PlantStream> {

@@ -68,10 +68,10 @@ export class PageReads {
       this.statements[shape] = statements;
     }
     const plants = statements.plants.all(...params, query.limit + 1) as string[];
-    if (plants.length <= query.limit) return { json: plants.join(','), nextAfter: undefined };
+    if (plants.length <= query.limit) return { members: plants.join(','), nextAfter: undefined };
     plants.pop();
     // A page that shows ids has its last one in hand; reading it again costs a statement.
     const nextAfter = fields.id ? idInJson(plants[plants.length - 1] as string) : (statements.lastId.get(...params, query.limit) as bigint);
-    return { json: plants.join(','), nextAfter };
+    return { members: plants.join(','), nextAfter };
   }
 }

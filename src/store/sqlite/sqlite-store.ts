@@ -85,12 +85,12 @@ export class SqliteStore implements Store {
     this.reads = new TurnReads(db, endOfTurn);
     this.writerThread = new Writer(path, options.onConnectionError);
     endOfTurn.set('takeWriteAnswer', () => this.writerThread.takeAnswer());
-    const commit = async (ops: WriteOp[]) => {
+    const runBatch = async (ops: WriteOp[]) => {
       const results = await this.writerThread.run(ops);
       this.reads.end(); // before anyone is told: a read after the response sees the write
       return results;
     };
-    this.writes = new WriteBatcher(commit, endOfTurn, options.onWriteBatch);
+    this.writes = new WriteBatcher(runBatch, endOfTurn, options.onWriteBatch);
     this.snapshots = new SnapshotStreams(path, { maxConnections: options.streamConnections });
   }
 

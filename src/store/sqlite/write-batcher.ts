@@ -23,7 +23,7 @@ export class WriteBatcher {
   private queue: Pending[] = [];
   private committing = 0;
   private idle: (() => void)[] = [];
-  private readonly scheduleCommit: () => void;
+  private readonly scheduleSend: () => void;
 
   /** `onBatch` is told each batch's size and the seconds until it was synced, for metrics. */
   constructor(
@@ -31,15 +31,15 @@ export class WriteBatcher {
     endOfTurn: EndOfTurn,
     private readonly onBatch: (size: number, seconds: number) => void = () => {},
   ) {
-    endOfTurn.set('commitWrites', () => this.commit());
-    this.scheduleCommit = endOfTurn.schedule;
+    endOfTurn.set('sendWrites', () => this.sendQueued());
+    this.scheduleSend = endOfTurn.schedule;
   }
 
   /** Resolves once the write is committed and synced. */
   write(op: WriteOp): Promise<WriteResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ op, resolve, reject });
-      this.scheduleCommit();
+      this.scheduleSend();
     });
   }
 
@@ -50,7 +50,7 @@ export class WriteBatcher {
   }
 
   /** Hands the queued writes to the writer thread while fewer than MAX_IN_FLIGHT batches are out: the end of one sends the next. */
-  private commit(): void {
+  private sendQueued(): void {
     while (this.committing < MAX_IN_FLIGHT && this.queue.length > 0) this.send(this.queue.splice(0, MAX_BATCH));
     if (this.committing === 0 && this.queue.length === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
@@ -69,7 +69,7 @@ export class WriteBatcher {
       },
     ).finally(() => {
       this.committing--;
-      this.commit();
+      this.sendQueued();
     });
   }
 }
