@@ -138,9 +138,7 @@ export class JwksCache {
     }
     let json: unknown;
     try {
-      const body = await response.arrayBuffer();
-      if (body.byteLength > MAX_BODY_BYTES) throw new JwksFetchError(`GET ${where} sent more than ${MAX_BODY_BYTES} bytes`);
-      json = JSON.parse(new TextDecoder().decode(body));
+      json = JSON.parse(new TextDecoder().decode(await readBounded(response, where)));
     } catch (error) {
       if (error instanceof JwksFetchError) throw error;
       throw new JwksFetchError(`GET ${where} ${signal.aborted ? describeFailure(error, this.fetchTimeoutMs) : 'did not send JSON'}`, { cause: error });
@@ -151,6 +149,27 @@ export class JwksCache {
       throw new JwksFetchError(`GET ${where} sent JSON that is not a JWK set ({"keys": [...]})`, { cause: error });
     }
   }
+}
+
+/**
+ * The body, given up on as soon as it passes MAX_BODY_BYTES (after fetch has decompressed it):
+ * a key set is a few KB, and a hostile or broken endpoint must not fill the memory.
+ */
+async function readBounded(response: Response, where: string): Promise<Buffer> {
+  const tooLarge = () => new JwksFetchError(`GET ${where} sent more than ${MAX_BODY_BYTES} bytes`);
+  if (Number(response.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // Leaving the loop early cancels the stream, and with it the download.
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {

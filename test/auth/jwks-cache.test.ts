@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { describe, test, type TestContext } from 'node:test';
 import { JwksCache, type JwksFetchError } from '../../src/auth/jwks-cache.js';
 import { JwtVerifier } from '../../src/auth/jwt.js';
@@ -16,6 +17,18 @@ async function provider(t: TestContext, answer: (res: ServerResponse) => void): 
     server.close();
   });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+}
+
+const MIB = 1024 * 1024;
+
+/** Sends spaces for as long as the client reads them. */
+function endless(res: ServerResponse): void {
+  const chunk = Buffer.alloc(64 * 1024, 32);
+  const pump = () => {
+    while (!res.destroyed && res.write(chunk));
+  };
+  res.on('drain', pump);
+  pump();
 }
 
 /** Verifies one token against the key set at `url`; returns the ApiError and what the log was told. */
@@ -39,6 +52,10 @@ describe('fetching the key set', () => {
     { name: 'a body that is not JSON', answer: (res) => res.end('<html>'), reason: /did not send JSON/ },
     { name: 'JSON that is not a key set', answer: (res) => res.end('{"keys": "none"}'), reason: /not a JWK set/ },
     { name: 'no answer within the timeout', answer: () => undefined, reason: /did not answer within 200 ms/ },
+    { name: 'a Content-Length over 1 MiB', answer: (res) => res.writeHead(200, { 'content-length': 2 * MIB }).end(Buffer.alloc(2 * MIB, 32)), reason: /sent more than 1048576 bytes/ },
+    { name: 'more than 1 MiB once decompressed', answer: (res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(8 * MIB, 32))), reason: /sent more than 1048576 bytes/ },
+    // Read to its end, it would never end: given up on at 1 MiB, well before the timeout.
+    { name: 'an endless body', answer: endless, reason: /sent more than 1048576 bytes/ },
   ];
   for (const { name, answer, reason } of cases) {
     test(`${name} gets 503 with Retry-After, and the reason is reported`, async (t) => {
