@@ -1,9 +1,11 @@
 /** Where a limited SQLite stream ends, found in steps that leave the event loop free between them. */
 import assert from 'node:assert/strict';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openConnection } from '../../src/store/sqlite/connection.js';
-import { EDGE_STEP } from '../../src/store/sqlite/snapshot-streams.js';
+import { StoreUnavailableError } from '../../src/errors.js';
+import { EDGE_STEP, SnapshotStreams } from '../../src/store/sqlite/snapshot-streams.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -56,4 +58,25 @@ test('a huge limit gives other work a turn while the end of the stream is found'
   assert.equal(stream.nextAfter, undefined);
   await stream.close();
   assert.deepEqual(order, ['another turn', 'stream opened']);
+});
+
+test('a database that fails on the first read of an unlimited stream fails the open, before any 200 is sent', async (t) => {
+  const path = join(tempDir(t), 'plantstore.db');
+  SqliteStore.open(path).close();
+  const db = openConnection(path);
+  const insert = db.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, NULL)');
+  db.transaction(() => {
+    for (let id = 1; id <= 2_000; id++) insert.run('ann', id, `plant ${id}`);
+  })();
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
+  const roots = (db.prepare("SELECT rootpage FROM sqlite_schema WHERE tbl_name = 'plants' AND rootpage > 0").pluck().all() as bigint[]).map(Number);
+  db.close();
+  const file = openSync(path, 'r+');
+  for (const root of roots) writeSync(file, Buffer.alloc(pageSize, 0xa5), 0, pageSize, (root - 1) * pageSize);
+  closeSync(file);
+
+  const streams = new SnapshotStreams(path);
+  t.after(() => streams.close());
+  await assert.rejects(streams.open('ann', { after: undefined, tag: undefined, limit: undefined }), StoreUnavailableError);
 });

@@ -109,6 +109,8 @@ export class SnapshotStreams {
             .raw(true)
             .iterate(...params, query.limit ?? -1) as IterableIterator<PlantRow>,
       );
+      // Read now, so that a database that fails does so before the route has sent its 200.
+      let firstRow: IteratorResult<PlantRow> | undefined = mapSqliteErrors(() => rows.next());
       let closed = false;
       return {
         nextAfter,
@@ -117,7 +119,8 @@ export class SnapshotStreams {
             const chunk: StoredPlant[] = [];
             if (closed) return chunk;
             for (let i = 0; i < max; i++) {
-              const step = rows.next();
+              const step = firstRow ?? rows.next();
+              firstRow = undefined;
               if (step.done === true) break;
               const [id, name, tag] = step.value;
               chunk.push({ id, name, tag });
