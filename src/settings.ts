@@ -104,6 +104,22 @@ function httpUrl(raw: string): string {
   return raw;
 }
 
+/**
+ * A provider's key set signs tokens for every application it serves, and whoever can change
+ * the key set can mint tokens: so a token must name this API's issuer and audience, and the
+ * key set must come over https unless it is on this machine.
+ */
+function checkKeySetSettings(jwksUrl: string, settings: Settings): void {
+  const missing = [settings.jwtIssuer === undefined && 'JWT_ISSUER', settings.jwtAudience === undefined && 'JWT_AUDIENCE'].filter((name) => name !== false);
+  if (missing.length > 0) {
+    throw new SettingError(`JWT_JWKS_URL needs ${missing.join(' and ')} too: the provider's keys also sign tokens meant for other applications`);
+  }
+  const { protocol, hostname } = new URL(jwksUrl);
+  if (protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostname)) {
+    throw new SettingError('JWT_JWKS_URL must be https unless it is on this machine: whoever can change the key set in transit can mint tokens');
+  }
+}
+
 /** The longest window or deadline a setting may name: each becomes a timer, and node's wait at most about 24 days. */
 const LONGEST_MS = 24 * 3_600_000;
 
@@ -328,6 +344,7 @@ export function loadSettings(
   if (settings.jwtAudience !== undefined && settings.jwtAudience.length === 0) {
     throw new SettingError('JWT_AUDIENCE names no audience: give one, or several separated by commas');
   }
+  if (settings.jwtJwksUrl !== undefined) checkKeySetSettings(settings.jwtJwksUrl, settings);
   // Claim checks without a key source usually mean a misspelt JWT_JWKS_URL: say so rather than refuse every JWT.
   const jwtChecks = [
     settings.jwtIssuer !== undefined && 'JWT_ISSUER',

@@ -26,6 +26,15 @@ export async function signingKey(alg: SigningAlg = 'RS256', kid = `key-${randomB
   return { kid, alg, privateKey, publicKey, publicJwk };
 }
 
+/** The issuer and audience of the test provider's tokens, which a key set from JWT_JWKS_URL needs. */
+export const ISSUER = 'https://idp.test';
+export const AUDIENCE = 'plantstore';
+
+/** The settings that trust the key set at `jwksUrl` for this provider's tokens. */
+export function trustKeySet(jwksUrl: string): Record<string, string> {
+  return { jwtJwksUrl: jwksUrl, jwtIssuer: ISSUER, jwtAudience: AUDIENCE };
+}
+
 /** Claims of a user allowed to read and write, unless overridden. */
 export function userClaims(overrides: JWTPayload = {}): JWTPayload {
   return { sub: uniqueName('jwt'), scope: 'plants:read plants:write', ...overrides };
@@ -40,9 +49,9 @@ export interface MintOptions {
   issuedAt?: number;
 }
 
-/** A token signed by `key`, with `kid` and `alg` in its header like a provider's. */
+/** A token signed by `key`, with `kid` and `alg` in its header like a provider's, and its ISSUER and AUDIENCE unless `claims` sets them (to undefined: none). */
 export async function mint(key: SigningKey, claims: JWTPayload = userClaims(), options: MintOptions = {}): Promise<string> {
-  const jwt = new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...options.header }).setIssuedAt(options.issuedAt);
+  const jwt = new SignJWT({ iss: ISSUER, aud: AUDIENCE, ...claims }).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...options.header }).setIssuedAt(options.issuedAt);
   if (options.noExpiry !== true && claims.exp === undefined) jwt.setExpirationTime('5m');
   return jwt.sign(key.privateKey);
 }

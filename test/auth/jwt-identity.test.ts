@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import type { JWTPayload } from 'jose';
 import { startTestServer, uniqueName } from '../helpers/server.js';
-import { call, mint, roundTrip, signingKey, startJwksServer, userClaims } from './jwt-fixtures.js';
+import { call, mint, roundTrip, signingKey, startJwksServer, trustKeySet, userClaims } from './jwt-fixtures.js';
 
 /** plantstore trusting a fresh key set, and a way to mint tokens with that set's key. */
 async function setUp(t: TestContext, settings: Record<string, string> = {}) {
   const key = await signingKey('ES256');
   const jwks = await startJwksServer(t, [key]);
-  const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url, ...settings });
+  const server = await startTestServer(t, 'sqlite', { ...trustKeySet(jwks.url), ...settings });
   return { server, token: (claims: JWTPayload) => mint(key, claims) };
 }
 

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JWKS_REFETCH_INTERVAL_MS } from '../../src/auth/jwks-cache.js';
 import { startTestServer } from '../helpers/server.js';
-import { call, mint, signingKey, startJwksServer } from './jwt-fixtures.js';
+import { call, mint, signingKey, startJwksServer, trustKeySet } from './jwt-fixtures.js';
 
 describe('key rotation at the identity provider', { concurrency: true }, () => {
   test('a new kid published in the key set is accepted without a restart', async (t) => {
@@ -11,7 +11,7 @@ describe('key rotation at the identity provider', { concurrency: true }, () => {
     assert.ok(JWKS_REFETCH_INTERVAL_MS <= 5_000, 'an unknown kid refetches the set within 5 s');
     const first = await signingKey('RS256');
     const jwks = await startJwksServer(t, [first]);
-    const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url });
+    const server = await startTestServer(t, 'sqlite', trustKeySet(jwks.url));
     assert.equal((await call(server.url, await mint(first), '/plants')).status, 200);
 
     const rotated = await signingKey('RS256');
@@ -26,7 +26,7 @@ describe('key rotation at the identity provider', { concurrency: true }, () => {
   test('a flood of unknown kids refetches the set at most once per interval', async (t) => {
     const key = await signingKey('ES256');
     const jwks = await startJwksServer(t, [key]);
-    const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url });
+    const server = await startTestServer(t, 'sqlite', trustKeySet(jwks.url));
     assert.equal((await call(server.url, await mint(key), '/plants')).status, 200);
     const strangers = await Promise.all(Array.from({ length: 10 }, () => signingKey('ES256')));
     const statuses = await Promise.all(strangers.map(async (stranger) => (await call(server.url, await mint(stranger), '/plants')).status));
@@ -38,7 +38,7 @@ describe('key rotation at the identity provider', { concurrency: true }, () => {
     const old = await signingKey('RS256');
     const current = await signingKey('RS256');
     const jwks = await startJwksServer(t, [old]);
-    const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url });
+    const server = await startTestServer(t, 'sqlite', trustKeySet(jwks.url));
     assert.equal((await call(server.url, await mint(old), '/plants')).status, 200);
     jwks.publish([current]);
     await sleep(JWKS_REFETCH_INTERVAL_MS + 100);

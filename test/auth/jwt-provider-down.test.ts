@@ -7,14 +7,14 @@ import { buildAuthenticator } from '../../src/auth/build-authenticator.js';
 import { JWKS_REFETCH_INTERVAL_MS } from '../../src/auth/jwks-cache.js';
 import { ApiError } from '../../src/errors.js';
 import { startTestServer } from '../helpers/server.js';
-import { call, mint, signingKey, startJwksServer } from './jwt-fixtures.js';
+import { call, mint, signingKey, startJwksServer, trustKeySet } from './jwt-fixtures.js';
 
 describe('the identity provider is unreachable', { concurrency: true }, () => {
   test('cached keys keep working; a key not cached gets 503 with Retry-After; all works again once it is back', async (t) => {
     const cached = await signingKey('RS256');
     const rotated = await signingKey('RS256');
     const jwks = await startJwksServer(t, [cached]);
-    const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url });
+    const server = await startTestServer(t, 'sqlite', trustKeySet(jwks.url));
     const cachedToken = await mint(cached);
     const rotatedToken = await mint(rotated);
     assert.equal((await call(server.url, cachedToken, '/plants', { method: 'POST', json: { id: 1, name: 'Fern' } })).status, 200);
@@ -47,7 +47,7 @@ describe('the identity provider is unreachable', { concurrency: true }, () => {
     await jwks.stop();
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => done(void lines.push(chunk.toString())) }));
-    const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url }, logger);
+    const server = await startTestServer(t, 'sqlite', trustKeySet(jwks.url), logger);
     assert.equal((await call(server.url, await mint(key), '/plants')).status, 503);
     const failed = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.msg === 'request failed');
     assert.ok(failed !== undefined, 'the refusal is logged');
@@ -61,7 +61,7 @@ describe('the identity provider is unreachable', { concurrency: true }, () => {
     const key = await signingKey('ES256');
     const jwks = await startJwksServer(t, [key]);
     await jwks.stop();
-    const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url });
+    const server = await startTestServer(t, 'sqlite', trustKeySet(jwks.url));
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => done(void lines.push(chunk.toString())) }));
     const authenticator = buildAuthenticator(server.settings, server.running.store, logger);

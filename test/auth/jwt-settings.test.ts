@@ -52,6 +52,21 @@ describe('JWT settings', () => {
     assert.match(settingError({ JWT_JWKS_URL: JWKS, JWT_AUDIENCE: ' , ' }).message, /JWT_AUDIENCE names no audience/);
   });
 
+  test('JWT_JWKS_URL without JWT_ISSUER or JWT_AUDIENCE stops the start: any token of the provider would pass', () => {
+    assert.match(settingError({ JWT_JWKS_URL: JWKS }).message, /^JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE too/);
+    assert.match(settingError({ JWT_JWKS_URL: JWKS, JWT_ISSUER: 'https://idp.example' }).message, /^JWT_JWKS_URL needs JWT_AUDIENCE too/);
+    assert.match(settingError({ JWT_JWKS_URL: JWKS, JWT_AUDIENCE: 'plantstore' }).message, /^JWT_JWKS_URL needs JWT_ISSUER too/);
+  });
+
+  test('a JWT_JWKS_URL over plain http stops the start, unless it is on this machine', () => {
+    const claims = { JWT_ISSUER: 'https://idp.example', JWT_AUDIENCE: 'plantstore' };
+    assert.match(settingError({ JWT_JWKS_URL: 'http://idp.example/jwks.json', ...claims }).message, /must be https unless it is on this machine/);
+    assert.match(settingError({ JWT_JWKS_URL: 'http://10.0.0.7:8080/jwks.json', ...claims }).message, /must be https/);
+    for (const url of ['http://127.0.0.1:9001/jwks.json', 'http://localhost/jwks.json', 'http://[::1]:9001/jwks.json']) {
+      assert.equal(loadSettings({ JWT_JWKS_URL: url, ...claims }).jwtJwksUrl, url);
+    }
+  });
+
   test('JWT_AUDIENCE accepts several audiences; JWT_OWNER_CLAIM defaults to sub; JWTs are off by default', () => {
     const settings = loadSettings({ JWT_JWKS_URL: JWKS, JWT_ISSUER: 'https://idp.example', JWT_AUDIENCE: 'plantstore, api://plantstore' });
     assert.deepEqual(settings.jwtAudience, ['plantstore', 'api://plantstore']);

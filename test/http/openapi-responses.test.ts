@@ -5,7 +5,7 @@ import { openApiDocument, type OpenApiDocument } from '../../src/http/openapi.js
 import type { ResponseObject } from '../../src/http/openapi/types.js';
 import { assertMatchesOpenApi } from '../helpers/openapi-check.js';
 import { startTestServer } from '../helpers/server.js';
-import { call, mint, signingKey, startJwksServer } from '../auth/jwt-fixtures.js';
+import { call, mint, signingKey, startJwksServer, trustKeySet } from '../auth/jwt-fixtures.js';
 
 describe('real responses match the document', () => {
   test('POST /plants: 200 created, 200 identical retry, 400, 401, 403, 409, 413, 415', async (t) => {
@@ -121,7 +121,7 @@ describe('real responses match the document', () => {
     const key = await signingKey('ES256');
     const jwks = await startJwksServer(t, [key]);
     await jwks.stop();
-    const server = await startTestServer(t, 'sqlite', { jwtJwksUrl: jwks.url });
+    const server = await startTestServer(t, 'sqlite', trustKeySet(jwks.url));
     const token = await mint(key);
     for (const [method, path] of [['POST', '/plants'], ['GET', '/plants'], ['DELETE', '/plants/1']] as const) {
       const response = await call(server.url, token, path, { method, json: method === 'POST' ? { id: 1, name: 'Fern' } : undefined });
