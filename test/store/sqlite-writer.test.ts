@@ -41,14 +41,21 @@ test('while new threads die as they open the database, the writer stays down and
   assert.match(deaths[1] as string, /another starts in 200 ms/);
 });
 
-test('closing the writer during a batch settles that batch', async (t) => {
+test('closing the writer lets the batches handed over finish, answered, before its thread ends', async (t) => {
   const dir = tempDir(t);
   await (await SqliteStore.open(join(dir, 'plantstore.db'))).close();
   const writer = new Writer(join(dir, 'plantstore.db'));
   await writer.run([...touch]);
   const pending = writer.run([...touch]);
   await writer.close();
-  await assert.rejects(pending, StoreUnavailableError);
+  assert.equal((await pending).length, touch.length);
+  await assert.rejects(writer.run([...touch]), StoreUnavailableError);
+});
+
+test('closing the writer while its thread is still opening the database waits for it', async (t) => {
+  const dir = tempDir(t);
+  await (await SqliteStore.open(join(dir, 'plantstore.db'))).close();
+  for (let i = 0; i < 20; i++) await new Writer(join(dir, 'plantstore.db')).close();
 });
 
 test('a writer thread that died is started again, and writes succeed once its cause is gone', async (t) => {

@@ -19,7 +19,14 @@ const db = openConnection(path);
 const runBatch = prepareWriter(db);
 answers.postMessage({ ready: true } satisfies ThreadMessage);
 
-parentPort.on('message', (ops: WriteOp[]) => {
+/** What the thread is sent: a batch, or `close` once no more will come. */
+export type WriterMessage = WriteOp[] | 'close';
+
+parentPort.on('message', (ops: WriterMessage) => {
+  if (ops === 'close') {
+    db.close();
+    process.exit(0);
+  }
   let outcome: BatchOutcome;
   try {
     outcome = { results: runBatch(ops) };

@@ -7,7 +7,7 @@
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { StoreUnavailableError } from '../../errors.js';
-import type { ThreadMessage } from './writer-thread.js';
+import type { ThreadMessage, WriterMessage } from './writer-thread.js';
 import type { WriteOp, WriteResult } from './write-ops.js';
 
 interface Waiting {
@@ -27,6 +27,8 @@ export class Writer {
   /** Why writes are refused now: the thread died and its successor has not opened the database yet, or the writer is closed. */
   private down: Error | undefined;
   private closed = false;
+  /** Settles when the current thread has ended. */
+  private exited: Promise<void> = Promise.resolve();
   private restartMs = FIRST_RESTART_MS;
 
   constructor(
@@ -43,7 +45,7 @@ export class Writer {
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });
       this.thread.ref(); // a batch under way keeps the process alive until it is answered
-      this.thread.postMessage(ops);
+      this.thread.postMessage(ops satisfies WriterMessage);
     });
   }
 
@@ -57,10 +59,17 @@ export class Writer {
     if (this.down !== undefined) throw this.down;
   }
 
+  /**
+   * Asks the thread to end once it has run the batches handed over, and waits for it. Not
+   * terminate(): better-sqlite3 aborts the whole process when a statement fails while its thread
+   * is being terminated.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.down = new StoreUnavailableError('the SQLite store is closed');
-    await this.thread.terminate();
+    this.thread.ref();
+    this.thread.postMessage('close' satisfies WriterMessage);
+    await this.exited;
   }
 
   private start(): [Worker, MessagePort] {
@@ -73,6 +82,7 @@ export class Writer {
     thread.on('error', (error) => {
       failure = error;
     });
+    this.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
     // 'exit' follows an 'error' too.
     thread.on('exit', (code) => {
       this.takeAnswers(answers); // posted before the thread ended, maybe not delivered yet
@@ -102,7 +112,7 @@ export class Writer {
 
   private take(): Waiting | undefined {
     const waiting = this.waiting.shift();
-    if (this.waiting.length === 0) this.thread.unref();
+    if (this.waiting.length === 0 && !this.closed) this.thread.unref(); // closing keeps it until it ends
     return waiting;
   }
 
