@@ -69,7 +69,7 @@ function boolean(raw: string): boolean {
   const lowered = raw.toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(lowered)) return true;
   if (['false', '0', 'no', 'off'].includes(lowered)) return false;
-  throw new Error('must be true or false');
+  throw new Error('must be true or false (or 1 or 0, yes or no, on or off)');
 }
 
 function nonEmpty(raw: string): string {
@@ -161,11 +161,17 @@ function tlsFileNamed(raw: string, path: string | undefined): string {
   return named.map((name) => `${name}=${parameters.get(name) ?? ''}`).join(' or ');
 }
 
+/** The sslmode values pg knows. */
+const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
+
 function databaseUrl(raw: string): string {
   // Each connection to :memory: (the writer thread's, the streams') would be a database of its own.
   if (raw === 'sqlite::memory:') throw new Error('must name a file: an in-memory SQLite database is not shared by the connections plantstore opens, and loses every plant at exit');
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
   if (!/^postgres(ql)?:\/\//.test(raw)) throw new Error('must be sqlite:<path> or postgres://…');
+  const sslmode = URL.canParse(raw) ? new URL(raw).searchParams.get('sslmode') : null;
+  // pg takes any other value for "TLS on", and then fails to connect with a misleading reason.
+  if (sslmode !== null && !SSL_MODES.includes(sslmode)) throw new Error(`has sslmode=${sslmode}, which is none of ${SSL_MODES.join(', ')}`);
   try {
     parsePostgresUrl(raw); // as the pool will, so that a malformed URL stops the start here
   } catch (error) {

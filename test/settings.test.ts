@@ -41,6 +41,16 @@ test('every setting has its own command-line flag, and a flag wins over the envi
   assert.deepEqual(settings.corsOrigins, ['https://a.example', 'https://b.example']);
 });
 
+test('an sslmode pg does not know stops the start as a bad setting, the password never shown', () => {
+  assert.throws(
+    () => loadSettings({ DATABASE_URL: 'postgres://app:hunter2@db:5432/plants?sslmode=bogus' }),
+    (error: Error) => error instanceof SettingError && /has sslmode=bogus, which is none of disable, prefer, require, verify-ca, verify-full, no-verify/.test(error.message) && !error.message.includes('hunter2'),
+  );
+  for (const mode of ['disable', 'require', 'verify-full', 'no-verify']) {
+    assert.equal(loadSettings({ DATABASE_URL: `postgres://db/plants?sslmode=${mode}` }).databaseUrl, `postgres://db/plants?sslmode=${mode}`);
+  }
+});
+
 test('a TLS file DATABASE_URL names that cannot be read is named with the OS error, the password never shown', (t) => {
   const dir = tempDir(t);
   mkdirSync(join(dir, 'certs'));
