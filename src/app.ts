@@ -124,7 +124,7 @@ export function buildApp(parts: AppParts): RequestListener {
     if (lines.host > 1 || (lines.host === 0 && ctx.req.httpVersion === '1.1')) throw errors.badHost();
     if (lines.authorization > 1) throw errors.repeatedHeader('Authorization');
     if (lines.contentType > 1) throw errors.repeatedHeader('Content-Type');
-    // node answers most other expectations itself (client-error.ts), but passes on any that mention 100-continue.
+    // Any other expectation reaches the app too (server.ts: checkExpectation), to be refused here.
     const { expect } = ctx.req.headers;
     if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw errors.expectationFailed();
     if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');
@@ -163,11 +163,16 @@ export function buildApp(parts: AppParts): RequestListener {
     res.on('close', () => {
       const seconds = (performance.now() - started) / 1000;
       const route = match?.route.template ?? 'unmatched';
-      // 499 (as nginx logs it): the client left before the response was complete.
-      const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
+      // A response the server cut (a stream past its deadline, a reader that stalled, a database
+      // failing mid-stream) keeps its status and says why; else 499, as nginx logs it: the
+      // client left before the response was complete.
+      const cut = res.writableFinished ? undefined : res.errored?.message;
+      const status = res.writableFinished || cut !== undefined ? res.statusCode : CLIENT_CLOSED_REQUEST;
       const method = req.method ?? '';
       metrics.observeRequest(route, method, status, seconds);
-      logger.info({ reqId: requestId, method, route, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      const ms = Math.round(seconds * 1e4) / 10;
+      if (cut === undefined) logger.info({ reqId: requestId, method, route, status, ms }, 'request');
+      else logger.info({ reqId: requestId, method, route, status, ms, cut }, 'request');
     });
     pipelines.run(req, res, () => {
       try {

@@ -46,9 +46,8 @@ function rawError(status: number, reason: string, message: string): string {
 }
 
 /**
- * Connections that wait, with an Error to send, for the responses before it. node no longer
- * counts them as its HTTP connections (closeAllConnections does not cut them), so the drain's
- * cut calls cut() as well.
+ * Connections given an Error to end with. node no longer counts them as its HTTP connections
+ * (closeAllConnections does not cut them), so the drain's cut calls cut() as well.
  */
 class WaitingConnections {
   private readonly sockets = new Set<Duplex>();
@@ -59,12 +58,16 @@ class WaitingConnections {
    * failed go first, the Error follows them.
    */
   endAfter(res: ServerResponse | undefined, socket: Duplex, response: string): void {
+    // Kept until it closes: a client may leave its side open after the Error, for ever.
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    // node has taken its own error listener off a CONNECT's socket; a reset, or the reason a
+    // stream before the Error was cut for, would otherwise be an uncaught exception.
+    socket.on('error', () => socket.destroy());
     if (res === undefined) {
       socket.end(response);
       return;
     }
-    this.sockets.add(socket);
-    socket.once('close', () => this.sockets.delete(socket));
     res.once('finish', () => socket.end(response));
     res.once('close', () => {
       if (!res.writableFinished) socket.destroy();

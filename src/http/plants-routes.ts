@@ -41,7 +41,7 @@ function writable(res: ServerResponse): Promise<void> {
       res.off('close', done);
       resolve();
     };
-    const timer = setTimeout(() => res.destroy(), STALLED_READER_MS);
+    const timer = setTimeout(() => res.destroy(new Error('the client read nothing for 30 s')), STALLED_READER_MS);
     res.on('drain', done);
     res.on('close', done);
   });
@@ -85,7 +85,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number, streams: Strea
       release();
       throw error;
     }
-    const deadline = setTimeout(() => res.destroy(), streams.deadlineMs);
+    const deadline = setTimeout(() => res.destroy(new Error('STREAM_DEADLINE passed')), streams.deadlineMs);
     try {
       startResponse(ctx, 200);
       res.setHeader('content-type', JSON_TYPE);
