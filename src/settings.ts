@@ -169,11 +169,9 @@ function databaseUrl(raw: string): string {
   if (raw === 'sqlite::memory:') throw new Error('must name a file: an in-memory SQLite database is not shared by the connections plantstore opens, and loses every plant at exit');
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
   if (!/^postgres(ql)?:\/\//.test(raw)) throw new Error('must be sqlite:<path> or postgres://…');
-  const sslmode = URL.canParse(raw) ? new URL(raw).searchParams.get('sslmode') : null;
-  // pg takes any other value for "TLS on", and then fails to connect with a misleading reason.
-  if (sslmode !== null && !SSL_MODES.includes(sslmode)) throw new Error(`has sslmode=${sslmode}, which is none of ${SSL_MODES.join(', ')}`);
+  let sslmode: unknown;
   try {
-    parsePostgresUrl(raw); // as the pool will, so that a malformed URL stops the start here
+    sslmode = parsePostgresUrl(raw).sslmode; // as the pool will, so that a malformed URL stops the start here
   } catch (error) {
     // Parsing also reads the TLS files the URL names.
     const { code, path, syscall } = error as NodeJS.ErrnoException;
@@ -182,6 +180,8 @@ function databaseUrl(raw: string): string {
     }
     throw new Error('is not a well-formed postgres:// URL (a user name or password with / @ : or % must be percent-encoded)');
   }
+  // pg takes any other value for "TLS on", and then fails to connect with a misleading reason.
+  if (typeof sslmode === 'string' && !SSL_MODES.includes(sslmode)) throw new Error(`has sslmode=${sslmode}, which is none of ${SSL_MODES.join(', ')}`);
   return raw;
 }
 

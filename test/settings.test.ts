@@ -46,6 +46,10 @@ test('an sslmode pg does not know stops the start as a bad setting, the password
     () => loadSettings({ DATABASE_URL: 'postgres://app:hunter2@db:5432/plants?sslmode=bogus' }),
     (error: Error) => error instanceof SettingError && /has sslmode=bogus, which is none of disable, prefer, require, verify-ca, verify-full, no-verify/.test(error.message) && !error.message.includes('hunter2'),
   );
+  // pg takes the last of two; a URL the WHATWG parser refuses (a user but no host) is read by pg too.
+  for (const url of ['postgres://db/plants?sslmode=require&sslmode=bogus', 'postgres://u@/plants?sslmode=bogus']) {
+    assert.throws(() => loadSettings({ DATABASE_URL: url }), /has sslmode=bogus/, url);
+  }
   for (const mode of ['disable', 'require', 'verify-full', 'no-verify']) {
     assert.equal(loadSettings({ DATABASE_URL: `postgres://db/plants?sslmode=${mode}` }).databaseUrl, `postgres://db/plants?sslmode=${mode}`);
   }

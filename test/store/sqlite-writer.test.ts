@@ -52,7 +52,7 @@ test('closing the writer lets the batches handed over finish, answered, before i
   await assert.rejects(writer.run([...touch]), StoreUnavailableError);
 });
 
-test('closing the writer while its thread is still opening the database waits for it', async (t) => {
+test('a writer closed at once, before its thread has opened the database, closes cleanly, time after time', async (t) => {
   const dir = tempDir(t);
   await (await SqliteStore.open(join(dir, 'plantstore.db'))).close();
   for (let i = 0; i < 20; i++) await new Writer(join(dir, 'plantstore.db')).close();
