@@ -360,5 +360,9 @@ export function loadSettings(
   if (settings.jwtSecret === undefined && settings.jwtJwksUrl === undefined && jwtChecks.length > 0) {
     throw new SettingError(`${jwtChecks.join(' and ')} set, but JWTs are off: set JWT_JWKS_URL (or JWT_SECRET) too, or unset them`);
   }
+  // Redis holds only the rate limit's counters: without RATE_LIMIT (a misspelt name, say) it would go unused.
+  if (settings.redisUrl !== undefined && settings.rateLimit === undefined) {
+    throw new SettingError('REDIS_URL set, but RATE_LIMIT is off: Redis only holds its counters; set RATE_LIMIT too, or unset REDIS_URL');
+  }
   return settings;
 }

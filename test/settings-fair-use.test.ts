@@ -26,18 +26,23 @@ test('STREAM_DEADLINE is at most 24h: a longer one would overflow its timer and 
   for (const long of ['25h', '1000h', '86401s']) assert.throws(() => loadSettings({ STREAM_DEADLINE: long }), /STREAM_DEADLINE=.* must be at most 24h/);
 });
 
+test('REDIS_URL without RATE_LIMIT stops the start: Redis would go unused, and a misspelt RATE_LIMIT unnoticed', () => {
+  assert.throws(() => loadSettings({ REDIS_URL: 'redis://127.0.0.1:6379' }), /REDIS_URL set, but RATE_LIMIT is off/);
+  assert.throws(() => loadSettings({ REDIS_URL: 'redis://127.0.0.1:6379', RATELIMIT: '100/1s' }), /RATE_LIMIT is off/);
+});
+
 test('REDIS_URL must be a redis:// or rediss:// address; its password never shows in the error', () => {
-  assert.equal(loadSettings({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl, 'redis://127.0.0.1:6379');
-  assert.equal(loadSettings({ REDIS_URL: 'rediss://:pw@cache.internal:6380/2' }).redisUrl, 'rediss://:pw@cache.internal:6380/2');
-  assert.throws(() => loadSettings({ REDIS_URL: 'http://user:secret@cache:6379' }), (error: unknown) => {
+  assert.equal(loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl, 'redis://127.0.0.1:6379');
+  assert.equal(loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: 'rediss://:pw@cache.internal:6380/2' }).redisUrl, 'rediss://:pw@cache.internal:6380/2');
+  assert.throws(() => loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: 'http://user:secret@cache:6379' }), (error: unknown) => {
     assert.ok(error instanceof SettingError);
     assert.doesNotMatch(error.message, /secret/);
     assert.match(error.message, /REDIS_URL=.* must be redis:\/\/host:port/);
     return true;
   });
-  assert.equal(loadSettings({ REDIS_URL: 'redis://cache:6379/' }).redisUrl, 'redis://cache:6379/');
+  assert.equal(loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: 'redis://cache:6379/' }).redisUrl, 'redis://cache:6379/');
   for (const database of ['abc', '1/2', '-1']) {
-    assert.throws(() => loadSettings({ REDIS_URL: `redis://cache:6379/${database}` }), /REDIS_URL=.* must be redis:\/\/host:port or redis:\/\/host:port\/<database number>/);
+    assert.throws(() => loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: `redis://cache:6379/${database}` }), /REDIS_URL=.* must be redis:\/\/host:port or redis:\/\/host:port\/<database number>/);
   }
   assert.throws(() => loadSettings({ STREAMS_PER_OWNER: '0' }), /STREAMS_PER_OWNER="0" must be a whole number from 1/);
 });

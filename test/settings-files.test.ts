@@ -23,7 +23,7 @@ describe('settings from <NAME>_FILE', () => {
   test('REDIS_URL, which may hold a password, can come from REDIS_URL_FILE too', (t) => {
     const dir = tempDir(t);
     writeFileSync(join(dir, 'redis'), 'redis://:secret@127.0.0.1:6379\n');
-    assert.equal(loadSettings({ REDIS_URL_FILE: join(dir, 'redis') }).redisUrl, 'redis://:secret@127.0.0.1:6379');
+    assert.equal(loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL_FILE: join(dir, 'redis') }).redisUrl, 'redis://:secret@127.0.0.1:6379');
   });
 
   test('a secret with inner line breaks and white space at its ends keeps them; only final line breaks go', (t) => {
