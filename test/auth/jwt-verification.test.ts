@@ -134,6 +134,17 @@ describe('forged or stale JWTs get 401 invalid_token', () => {
     await assertInvalidToken(server.url, await mint(key, userClaims({ aud: undefined })));
   });
 
+  test('a key the set marks for encryption, or for other operations than verify, is not used to verify', async (t) => {
+    const forEncryption = await signingKey('RS256');
+    forEncryption.publicJwk = { ...forEncryption.publicJwk, use: 'enc' };
+    const notForVerify = await signingKey('ES256');
+    notForVerify.publicJwk = { ...notForVerify.publicJwk, use: undefined, key_ops: ['encrypt'] };
+    const jwks = await startJwksServer(t, [forEncryption, notForVerify]);
+    const server = await startTestServer(t, 'sqlite', trustKeySet(jwks.url));
+    await assertInvalidToken(server.url, await mint(forEncryption));
+    await assertInvalidToken(server.url, await mint(notForVerify));
+  });
+
   test('a key carried in the token (jwk header), even one that signed it', async (t) => {
     const { key, server } = await providerAndServer(t);
     const attacker = await signingKey('RS256');
