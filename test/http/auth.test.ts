@@ -173,7 +173,7 @@ describe('revocation and expiry across processes', () => {
       return findTokenByDigest(digest);
     };
     const revoked = await issueToken(store, { user: uniqueName('revoked') });
-    const expiring = await issueToken(store, { user: uniqueName('expiring'), expiresInMs: 1500 });
+    const expiring = await issueToken(store, { user: uniqueName('expiring'), expiresInMs: 5_000 });
     assert.ok(revoked !== undefined && expiring !== undefined);
     const tokens: string[] = [revoked.token, expiring.token];
     const get = (token: string, path: string) => fetch(server.url + path, { headers: { authorization: `Bearer ${token}` } });

@@ -30,7 +30,6 @@ describe('STREAM_DEADLINE', () => {
     const socket = connect(Number(port), hostname);
     socket.on('error', () => undefined);
     await once(socket, 'connect');
-    const started = performance.now();
     socket.write(`GET /plants HTTP/1.1\r\nHost: plantstore\r\nAuthorization: Bearer ${user.token}\r\n\r\n`);
     let received = '';
     socket.setEncoding('utf8');
@@ -54,7 +53,6 @@ describe('STREAM_DEADLINE', () => {
     const logged = await cutLine();
     assert.deepEqual([logged.status, logged.cut], [200, 'STREAM_DEADLINE passed']);
     assert.ok((logged.ms ?? 0) >= 1900 && (logged.ms ?? 0) < 5000, `cut after ${logged.ms} ms`);
-    assert.ok(performance.now() - started < 5000, 'the reader was still trickling: the list had not been written out');
     const whole = await user.request('/plants');
     assert.equal(whole.status, 200, 'the slot was given back');
     assert.equal(((await whole.json()) as unknown[]).length, PLANTS);
@@ -63,5 +61,6 @@ describe('STREAM_DEADLINE', () => {
     await once(socket, 'close');
     assert.ok(received.startsWith('HTTP/1.1 200'), 'the list had started');
     assert.ok(!received.trimEnd().endsWith(']'), 'the list was cut off before its end');
+    assert.ok(received.split(NAME).length - 1 < PLANTS, 'fewer plants than the owner has');
   });
 });

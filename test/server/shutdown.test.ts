@@ -76,7 +76,7 @@ describe('graceful shutdown', () => {
 
     assert.equal((await get()).statusCode, 200); // the connection is now idle in the agent's pool
     const closing = server.running.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setImmediate(resolve)); // the drain has begun
     const late = await get(); // as a proxy would send on its pooled connection at that moment
     assert.equal(late.statusCode, 200);
     assert.equal(late.headers.connection, 'close');
