@@ -6,7 +6,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { JwksCache, type JwksFetchError } from '../../src/auth/jwks-cache.js';
 import { JwtVerifier } from '../../src/auth/jwt.js';
 import { ApiError } from '../../src/errors.js';
-import { mint, signingKey } from './jwt-fixtures.js';
+import { mint, signingKey, startJwksServer } from './jwt-fixtures.js';
 
 /** An HTTP server on 127.0.0.1 that answers every request with `answer`. */
 async function provider(t: TestContext, answer: (res: ServerResponse) => void): Promise<string> {
@@ -66,4 +66,29 @@ describe('fetching the key set', () => {
       assert.match(reported[0] ?? '', reason);
     });
   }
+});
+
+describe('keeping the key set fresh', () => {
+  test('a key the provider withdrew stops working once the set is older than its maximum age', async (t) => {
+    const [withdrawn, kept] = [await signingKey('ES256'), await signingKey('ES256')];
+    const provider = await startJwksServer(t, [withdrawn, kept]);
+    const jwks = new JwksCache(new URL(provider.url), { maxAgeMs: 300, refetchIntervalMs: 100 });
+    const verifier = new JwtVerifier({ keys: { jwks }, ownerClaim: 'sub' });
+    const token = await mint(withdrawn);
+    await verifier.verify(token);
+    provider.publish([kept]); // no new kid arrives to make plantstore look again
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await verifier.verify(token); // the stale set still answers while it is fetched again
+    for (let waited = 0; provider.fetches < 2; waited += 20) {
+      assert.ok(waited < 5_000, 'the stale set was fetched again');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150)); // past the refetch interval
+    const refused = await verifier.verify(token).then(
+      () => assert.fail('a withdrawn key still verified'),
+      (error: unknown) => error,
+    );
+    assert.ok(refused instanceof ApiError && refused.status === 401, String(refused));
+    await verifier.verify(await mint(kept));
+  });
 });
