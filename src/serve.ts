@@ -116,9 +116,12 @@ async function serveOne(settings: Settings, logger: Logger): Promise<void> {
 }
 
 async function supervise(settings: Settings, logger: Logger): Promise<void> {
+  // Until the workers are forked nothing is in flight: a signal ends the start, with status 0.
+  const stopStarting = onFirstSignal(() => process.exit(0));
   // Migrate once here, so N workers do not all race to it (the lock would make it safe, but slow).
   const store = await whenDatabaseAnswers(settings, logger, () => openStore(settings));
   await store.close();
+  stopStarting();
 
   /**
    * The workers forked and not yet exited. Not cluster.workers: node keeps a worker there until

@@ -4,13 +4,15 @@
  * the exit with status 0, and /metrics summing every worker's figures. On both stores.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.js';
+import Database from 'better-sqlite3';
+import { CLI, runCli, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { authorizedFetch, postgresUrlOrSkipReason, tempDir, uniqueName, type StoreKind } from '../helpers/server.js';
 
 const postgres = postgresUrlOrSkipReason();
@@ -102,6 +104,25 @@ function workerPids(instance: ServerProcess): Set<number> {
 }
 
 describe('serve --workers 2 and signals', () => {
+  test('SIGTERM while the supervisor still migrates the database ends the start with status 0', async (t) => {
+    const path = join(tempDir(t), 'p.db');
+    const holder = new Database(path);
+    holder.pragma('journal_mode = WAL');
+    holder.exec('BEGIN IMMEDIATE'); // the migration waits for this write lock
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--workers', '2'], {
+      env: { ...process.env, DATABASE_URL: `sqlite:${path}`, BOOTSTRAP_TOKEN: 'false' },
+      stdio: 'ignore',
+    });
+    t.after(() => child.kill('SIGKILL'));
+    const exited = once(child, 'exit');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    holder.exec('COMMIT');
+    holder.close();
+    assert.deepEqual(await exited, [0, null], 'exit status 0, not killed by the signal');
+  });
+
   test('SIGTERM while a replacement worker is still starting: every worker stops, exit status 0', async (t) => {
     const { instance } = await startCluster(t, 'sqlite');
     const before = workerPids(instance);
