@@ -116,12 +116,14 @@ async function serveOne(settings: Settings, logger: Logger): Promise<void> {
 }
 
 async function supervise(settings: Settings, logger: Logger): Promise<void> {
-  // Until the workers are forked nothing is in flight: a signal ends the start, with status 0.
-  const stopStarting = onFirstSignal(() => process.exit(0));
+  // One listener from the start (a second put in its place later could miss a signal in
+  // between): until the workers are forked nothing is in flight, so a signal ends the start with
+  // status 0; after, it drains them.
+  let forked = false;
+  onFirstSignal((signal) => (forked ? stop(signal) : process.exit(0)));
   // Migrate once here, so N workers do not all race to it (the lock would make it safe, but slow).
   const store = await whenDatabaseAnswers(settings, logger, () => openStore(settings));
   await store.close();
-  stopStarting();
 
   /**
    * The workers forked and not yet exited. Not cluster.workers: node keeps a worker there until
@@ -193,8 +195,7 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
     // signal already (sent to the whole process group) ignores this second one.
     for (const worker of workers) worker.process.kill('SIGTERM');
   };
-  onFirstSignal((signal) => stop(signal));
-
+  forked = true;
   for (let i = 0; i < settings.workers; i++) fork();
   logger.info({ workers: settings.workers, port: settings.port }, 'plantstore supervisor started');
   logger.flush();

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -115,7 +115,15 @@ describe('serve --workers 2 and signals', () => {
     });
     t.after(() => child.kill('SIGKILL'));
     const exited = once(child, 'exit');
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The supervisor has the database open: it is migrating, and waits for the lock.
+    const opened = () => readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    });
+    await until(opened, 'the supervisor to open the database');
     child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 300));
     holder.exec('COMMIT');
