@@ -46,7 +46,7 @@ describe('a client that stops reading a streamed list', () => {
     socket.resume();
     await once(socket, 'close');
     assert.ok(received.startsWith('HTTP/1.1 200'), 'the list had started');
-    assert.ok(!received.trimEnd().endsWith(']'), 'the list was cut off before its end');
+    assert.ok(!received.endsWith('\r\n0\r\n\r\n'), 'the list was cut off: its last chunk never came');
     assert.equal((await user.request('/plants?limit=1')).status, 200, 'the server serves on');
   });
 });
