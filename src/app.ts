@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Authenticator } from './auth/authenticator.js';
-import type { PendingToken } from './auth/principal.js';
+import type { PendingToken, Principal } from './auth/principal.js';
 import { ApiError, errors } from './errors.js';
 import { clientRequestId, type RequestContext } from './http/context.js';
 import { applyCors } from './http/cors.js';
@@ -139,17 +139,20 @@ export function buildApp(parts: AppParts): RequestListener {
     if (operation === undefined) throw errors.methodNotAllowed(route.allow);
     if (operation.scope === undefined) return operation.handle(ctx);
     const { handle } = operation;
+    const admitted = (principal: Principal) => {
+      if (rateLimiter === undefined) return handle(ctx, principal);
+      return rateLimiter.consume(principal.owner).then((decision) => {
+        ctx.res.setHeader('ratelimit-policy', rateLimiter.policyHeader);
+        ctx.res.setHeader('ratelimit', rateLimitHeader(decision));
+        if (!decision.allowed) throw errors.rateLimited(decision.resetSeconds);
+        return handle(ctx, principal);
+      });
+    };
     return andThen(authenticator.authorize(ctx.req.headers.authorization, operation.scope), (principal) => {
-      const admitted = () => {
-        if (rateLimiter === undefined) return handle(ctx, principal);
-        return rateLimiter.consume(principal.owner).then((decision) => {
-          ctx.res.setHeader('ratelimit-policy', rateLimiter.policyHeader);
-          ctx.res.setHeader('ratelimit', rateLimitHeader(decision));
-          if (!decision.allowed) throw errors.rateLimited(decision.resetSeconds);
-          return handle(ctx, principal);
-        });
-      };
-      return principal.pending === undefined ? admitted() : checkingToken(principal.pending, admitted);
+      const { pending } = principal;
+      if (pending === undefined) return admitted(principal);
+      if (operation.readsBody === true) return andThen(pending.confirm(), () => admitted({ owner: principal.owner, scopes: principal.scopes }));
+      return checkingToken(pending, () => admitted(principal));
     });
   }
 

@@ -41,7 +41,7 @@ function writable(res: ServerResponse): Promise<void> {
       res.off('close', done);
       resolve();
     };
-    const timer = setTimeout(() => res.destroy(new Error('the client read nothing for 30 s')), STALLED_READER_MS);
+    const timer = setTimeout(() => res.destroy(new Error(`the client read nothing for ${STALLED_READER_MS / 1000} s`)), STALLED_READER_MS);
     res.on('drain', done);
     res.on('close', done);
   });
@@ -54,11 +54,11 @@ export interface StreamPolicy {
 }
 
 export function plantRoutes(store: PlantStore, bodyLimit: number, streams: StreamPolicy) {
-  async function createPlant(ctx: RequestContext, { owner, pending }: Principal): Promise<void> {
+  async function createPlant(ctx: RequestContext, { owner }: Principal): Promise<void> {
     checkNoParameters(ctx.query);
     const body = await readJsonBody(ctx.req, ctx.res, bodyLimit);
     const plant = byPlantRules(() => toNewPlant(body));
-    const { outcome, stored } = await store.createPlant(owner, plant, pending);
+    const { outcome, stored } = await store.createPlant(owner, plant);
     if (outcome === 'conflict') throw errors.plantConflict();
     sendJson(ctx, 200, plantJson(stored), { location: `/plants/${stored.id}` });
   }
@@ -142,7 +142,7 @@ export function plantRoutes(store: PlantStore, bodyLimit: number, streams: Strea
   return {
     collection: {
       GET: { scope: READ, handle: listPlants },
-      POST: { scope: WRITE, handle: createPlant },
+      POST: { scope: WRITE, handle: createPlant, readsBody: true },
     } satisfies Record<string, Operation>,
     item: {
       GET: { scope: READ, handle: getPlant },

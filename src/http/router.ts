@@ -5,8 +5,11 @@
 import type { Scope } from '../auth/principal.js';
 import type { AuthorizedHandler, Handler } from './context.js';
 
-/** A public operation, or one that needs a bearer token with `scope`. */
-export type Operation = { scope: undefined; handle: Handler } | { scope: Scope; handle: AuthorizedHandler };
+/**
+ * A public operation, or one that needs a bearer token with `scope`. One that `readsBody` has its
+ * token confirmed before it runs: an unauthenticated request never has its body read.
+ */
+export type Operation = { scope: undefined; handle: Handler } | { scope: Scope; handle: AuthorizedHandler; readsBody?: boolean };
 
 export interface Route {
   /** The template, also the metrics label: `/plants/{id}`. */

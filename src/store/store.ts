@@ -88,11 +88,12 @@ export interface TokenCheck {
 }
 
 /**
- * Every method takes the caller's unchecked token, if any, as its last argument, and checks it
- * with its own work (docs/architecture.md, "One request, end to end").
+ * Every read and delete takes the caller's unchecked token, if any, as its last argument, and
+ * checks it with its own work (docs/architecture.md, "One request, end to end"). A create comes
+ * with its token checked: the token is confirmed before the request's body is read.
  */
 export interface PlantStore {
-  createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): MaybePromise<CreateResult>;
+  createPlant(owner: string, plant: StoredPlant): MaybePromise<CreateResult>;
   getPlant(owner: string, id: bigint, token?: TokenCheck): MaybePromise<StoredPlant | undefined>;
   /** Plants matching the query, ascending by id, at most `limit` (which must be small). */
   listPlants(owner: string, query: PageQuery, token?: TokenCheck): MaybePromise<PlantPage>;

@@ -140,8 +140,8 @@ for (const kind of storeKinds()) {
         { body: 'x'.repeat(20_000), headers: { 'content-type': 'application/json' } },
       ];
       for (const { body, headers } of cases) {
-        // A token the server has seen is checked by the store with the write, not before the body:
-        // each case needs its own, since the first refusal makes the server forget it.
+        // A token the server has seen is checked again before the body; a fresh one per case, so
+        // that no case is refused only because an earlier one made the server forget the token.
         const issued = await issueToken(server.running.store, { user: uniqueName('revokee') });
         assert.ok(issued !== undefined);
         assert.equal((await send(server, OPERATIONS[0] as (typeof OPERATIONS)[number], `Bearer ${issued.token}`)).status, 200);

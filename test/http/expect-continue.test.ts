@@ -61,6 +61,18 @@ for (const kind of storeKinds()) {
       assert.equal(outcome.continued, false);
     });
 
+    test('a token revoked since the server accepted it gets 401 without 100 Continue, its body unread', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      assert.equal((await user.request('/plants')).status, 200);
+      const [record] = (await server.running.store.listTokens()).filter((token) => token.user === user.name);
+      assert.ok(record !== undefined);
+      assert.equal(await server.running.store.revokeToken(record.id, new Date()), true);
+      const outcome = await postExpectingContinue(server.url, user.token, '{"id":7,"name":"Fern"}');
+      assert.equal(outcome.status, 401);
+      assert.equal(outcome.continued, false);
+    });
+
     test('a Content-Length over BODY_LIMIT gets 413 without 100 Continue', async (t) => {
       const server = await startTestServer(t, kind, { bodyLimit: '64' });
       const user = await server.user();

@@ -16,7 +16,7 @@ test('the creates of one turn go as one batch; a few batches are written at once
         });
       }),
   );
-  const create = (id: number) => batcher.create('ana', { id: BigInt(id), name: 'x', tag: null }, undefined);
+  const create = (id: number) => batcher.create('ana', { id: BigInt(id), name: 'x', tag: null });
   const turn = async (ids: number[]) => {
     const answers = ids.map(create);
     await new Promise((done) => setImmediate(done));

@@ -48,7 +48,7 @@ async function runBatch(pool: pg.Pool): Promise<PromiseSettledResult<CreateResul
     { id: 2n, name: 'Moss' },
     { id: 1n, name: 'Fern' },
   ].map(({ id, name }) => {
-    const item = { owner: 'ana', plant: { id, name, tag: null }, token: undefined } as PendingCreate;
+    const item = { owner: 'ana', plant: { id, name, tag: null } } as PendingCreate;
     settled.push(
       new Promise((resolve, reject) => {
         item.resolve = resolve;

@@ -155,9 +155,7 @@ export const responses: Record<string, ResponseObject> = {
   Unauthorized: errorResponse(
     401,
     'No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or ' +
-      'the token is unknown, revoked, expired or badly signed. Checked before the body is read, except that a token ' +
-      'this process accepted before is checked again by the database with the write: a create with one revoked since ' +
-      'has its body read first.',
+      'the token is unknown, revoked, expired or badly signed. Checked before the body is read.',
     examples.unauthorized,
     'WWW-Authenticate',
     ...RATE_LIMIT_HEADERS,

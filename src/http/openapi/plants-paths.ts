@@ -42,7 +42,7 @@ function createPlant(bodyLimit: BodyLimitNote): OperationObject {
       'was. Of concurrent creates of one id with different bodies exactly one gets 200. A 200 means the plant is ' +
       'committed and synced to disk.\n\n' +
       'Checks run in this order: 401/403, then 400 (a query parameter), 415 (media type), 413 (size), 400 (body); ' +
-      'an unauthenticated request never has its body read (but see 401 for a token revoked since it was accepted).',
+      'an unauthenticated request never has its body read.',
     security: bearer(WRITE),
     parameters: [REQUEST_ID],
     requestBody: {

@@ -6,7 +6,7 @@
  * Like the page batcher, it sends from its own setImmediate.
  */
 import type { StoredPlant } from '../../plants/plant.js';
-import type { CreateResult, TokenCheck } from '../store.js';
+import type { CreateResult } from '../store.js';
 
 /** Rows in one INSERT: big enough for a burst, small enough to stay well inside the statement timeout. */
 const MAX_BATCH = 500;
@@ -16,8 +16,6 @@ const MAX_IN_FLIGHT = 3;
 export interface PendingCreate {
   owner: string;
   plant: StoredPlant;
-  /** Checked with the insert: a revoked token creates nothing and gets the 401. */
-  token: TokenCheck | undefined;
   resolve(result: CreateResult): void;
   reject(error: unknown): void;
 }
@@ -33,9 +31,9 @@ export class CreateBatcher {
     private readonly onBatch?: (size: number, seconds: number) => void,
   ) {}
 
-  create(owner: string, plant: StoredPlant, token: TokenCheck | undefined): Promise<CreateResult> {
+  create(owner: string, plant: StoredPlant): Promise<CreateResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ owner, plant, token, resolve, reject });
+      this.queue.push({ owner, plant, resolve, reject });
       this.schedule();
     });
   }

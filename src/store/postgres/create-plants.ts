@@ -1,12 +1,12 @@
 /**
  * createPlant on PostgreSQL: insert, or on an (owner, id) conflict compare with the stored
- * plant. A batch (a lone create too) goes as one INSERT … ON CONFLICT that also checks each
- * create's token; a create the batch could not settle goes alone, its token checked first.
+ * plant. A batch (a lone create too) goes as one INSERT … ON CONFLICT; a create the batch could
+ * not settle goes alone.
  */
 import type pg from 'pg';
-import { StoreUnavailableError, errors } from '../../errors.js';
+import { StoreUnavailableError } from '../../errors.js';
 import { samePlant, type StoredPlant } from '../../plants/plant.js';
-import type { CreateResult, TokenCheck } from '../store.js';
+import type { CreateResult } from '../store.js';
 import type { PendingCreate } from './create-batcher.js';
 import { mapPgErrors, isDatabaseError, toStoreError } from './pg-errors.js';
 import { sql } from './statements.js';
@@ -14,11 +14,7 @@ import { sql } from './statements.js';
 /** A create finds its holder deleted before it could read it at most this often in a row. */
 const CREATE_ATTEMPTS = 5;
 
-async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant, token: TokenCheck | undefined): Promise<CreateResult> {
-  if (token !== undefined) {
-    const valid = await mapPgErrors(() => pool.query(sql.validToken(token.digest)));
-    if (valid.rowCount === 0) throw errors.invalidToken();
-  }
+async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant): Promise<CreateResult> {
   for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
     // ON CONFLICT waits for a concurrent insert of the same key to commit or roll back, and
     // under READ COMMITTED the SELECT that follows is a new statement that sees the winner.
@@ -34,15 +30,12 @@ async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant, token
   throw new StoreUnavailableError('A plant id kept being created and deleted concurrently; try again.');
 }
 
-/** What a create is settled with: its result, or the 401 of a token found revoked. */
-type Settled = CreateResult | { refused: true };
-
 /**
  * Creates a batch with one statement, two on conflicts, filling `results` as each answers: the
  * first commits, so what it settled stands even when the second fails. A create left undefined
  * must be retried alone.
  */
-async function createMany(pool: pg.Pool, batch: PendingCreate[], results: (Settled | undefined)[]): Promise<void> {
+async function createMany(pool: pg.Pool, batch: PendingCreate[], results: (CreateResult | undefined)[]): Promise<void> {
   const column = <T>(pick: (item: PendingCreate) => T) => batch.map(pick);
   const inserted = await pool.query<{ n: string; winner: string }>(
     sql.insertPlants(
@@ -50,12 +43,10 @@ async function createMany(pool: pg.Pool, batch: PendingCreate[], results: (Settl
       column((item) => item.plant.id.toString()),
       column((item) => item.plant.name),
       column((item) => item.plant.tag),
-      column((item) => (item.token === undefined ? null : Buffer.from(item.token.digest, 'hex'))),
     ),
   );
   for (const row of inserted.rows) {
     const item = batch[Number(row.n) - 1];
-    if (item !== undefined && row.winner === '0') results[Number(row.n) - 1] = { refused: true };
     const winner = batch[Number(row.winner) - 1];
     if (item === undefined || winner === undefined) continue;
     const stored = { ...winner.plant };
@@ -79,7 +70,7 @@ async function createMany(pool: pg.Pool, batch: PendingCreate[], results: (Settl
 /** The batch writer for CreateBatcher: settles every create of the batch and never throws. */
 export function writeCreates(pool: pg.Pool): (batch: PendingCreate[]) => Promise<void> {
   return async (batch) => {
-    const results: (Settled | undefined)[] = batch.map(() => undefined);
+    const results: (CreateResult | undefined)[] = batch.map(() => undefined);
     /** Why the creates not settled yet fail, when the connection did (not a statement). */
     let unreachable: unknown;
     try {
@@ -92,10 +83,10 @@ export function writeCreates(pool: pg.Pool): (batch: PendingCreate[]) => Promise
     await Promise.all(
       batch.map(async (item, index) => {
         const result = results[index];
-        if (result !== undefined) return 'refused' in result ? item.reject(errors.invalidToken()) : item.resolve(result);
+        if (result !== undefined) return item.resolve(result);
         if (unreachable !== undefined) return item.reject(unreachable);
         try {
-          item.resolve(await createOne(pool, item.owner, item.plant, item.token));
+          item.resolve(await createOne(pool, item.owner, item.plant));
         } catch (error) {
           item.reject(error);
         }

@@ -64,8 +64,8 @@ export class PostgresStore implements Store {
     }
   }
 
-  createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): Promise<CreateResult> {
-    return this.creates.create(owner, plant, token);
+  createPlant(owner: string, plant: StoredPlant): Promise<CreateResult> {
+    return this.creates.create(owner, plant);
   }
 
   async getPlant(owner: string, id: bigint, token?: TokenCheck): Promise<StoredPlant | undefined> {

@@ -43,29 +43,22 @@ export const sql = {
   /**
    * Inserts a batch of plants in one statement. Rows go in (owner, id) order so that concurrent
    * batches take their row locks in one order and cannot deadlock; among rows of one key the
-   * earliest in the batch wins. A row with a token digest is inserted only if that token is
-   * stored unrevoked. Answers, for every row whose key was inserted now, its position (1-based)
-   * and the position of the row that won; for every row refused for its token, its position
-   * and winner 0.
+   * earliest in the batch wins. Answers, for every row whose key was inserted now, its position
+   * (1-based) and the position of the row that won.
    */
-  insertPlants: (owners: string[], ids: string[], names: string[], tags: (string | null)[], digests: (Buffer | null)[]): Statement => ({
+  insertPlants: (owners: string[], ids: string[], names: string[], tags: (string | null)[]): Statement => ({
     name: 'plantstore_insert_plants',
     text: `WITH input AS (
-             SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bytea[]) WITH ORDINALITY AS t(owner, id, name, tag, digest, n)
-           ), allowed AS (
-             SELECT * FROM input
-             WHERE digest IS NULL OR EXISTS (SELECT 1 FROM api_tokens a WHERE a.digest = input.digest AND a.revoked_at IS NULL)
+             SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[]) WITH ORDINALITY AS t(owner, id, name, tag, n)
            ), inserted AS (
              INSERT INTO plants (owner, id, name, tag)
-             SELECT owner, id, name, tag FROM allowed ORDER BY owner, id, n
+             SELECT owner, id, name, tag FROM input ORDER BY owner, id, n
              ON CONFLICT (owner, id) DO NOTHING
              RETURNING owner, id
            )
-           SELECT allowed.n, min(allowed.n) OVER (PARTITION BY allowed.owner, allowed.id) AS winner
-           FROM allowed JOIN inserted USING (owner, id)
-           UNION ALL
-           SELECT input.n, 0 FROM input WHERE NOT EXISTS (SELECT 1 FROM allowed WHERE allowed.n = input.n)`,
-    values: [owners, ids, names, tags, digests],
+           SELECT input.n, min(input.n) OVER (PARTITION BY input.owner, input.id) AS winner
+           FROM input JOIN inserted USING (owner, id)`,
+    values: [owners, ids, names, tags],
   }),
   /** The stored plants at the given (owner, id) keys, each with the position it was asked at. */
   selectPlants: (owners: string[], ids: string[], positions: number[]): Statement => ({

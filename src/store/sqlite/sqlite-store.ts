@@ -106,8 +106,7 @@ export class SqliteStore implements Store {
     if (valid === undefined) throw errors.invalidToken();
   }
 
-  async createPlant(owner: string, plant: StoredPlant, token?: TokenCheck): Promise<CreateResult> {
-    this.checkToken(token);
+  async createPlant(owner: string, plant: StoredPlant): Promise<CreateResult> {
     const result = await this.writes.write({ kind: 'createPlant', owner, id: plant.id, name: plant.name, tag: plant.tag });
     if (result.kind !== 'createPlant') throw new Error('writer answered a create with the wrong result');
     return { outcome: result.outcome, stored: { id: plant.id, name: result.name, tag: result.tag } };
