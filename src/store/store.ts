@@ -107,6 +107,8 @@ export interface TokenStore {
   /** Creates the token only when no token exists at all; true when it did. */
   createFirstToken(token: NewTokenRecord): Promise<boolean>;
   findTokenByDigest(digest: string): MaybePromise<TokenRecord | undefined>;
+  /** Whether the token with this digest is stored and not revoked (its expiry is the caller's to check). */
+  isTokenValid(digest: string): MaybePromise<boolean>;
   listTokens(): Promise<TokenRecord[]>;
   /** True when an unrevoked token with this id existed and is now revoked. */
   revokeToken(id: string, at: Date): Promise<boolean>;

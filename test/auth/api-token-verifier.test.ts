@@ -24,6 +24,11 @@ class MemoryTokens implements TokenStore {
     return this.records.get(digest);
   }
 
+  isTokenValid(digest: string): boolean | Promise<boolean> {
+    const record = this.records.get(digest);
+    return record !== undefined && record.revokedAt === null;
+  }
+
   async createToken(_token: NewTokenRecord): Promise<void> {}
   async createFirstToken(_token: NewTokenRecord): Promise<boolean> {
     return false;
@@ -41,6 +46,10 @@ class MemoryTokens implements TokenStore {
 class RemoteTokens extends MemoryTokens {
   override findTokenByDigest(digest: string): Promise<TokenRecord | undefined> {
     return Promise.resolve(super.findTokenByDigest(digest));
+  }
+
+  override isTokenValid(digest: string): Promise<boolean> {
+    return Promise.resolve(super.isTokenValid(digest));
   }
 }
 

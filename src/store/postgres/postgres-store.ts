@@ -12,6 +12,7 @@ import { migrate } from './migrations.js';
 import { CreateBatcher } from './create-batcher.js';
 import { writeCreates } from './create-plants.js';
 import { batchable, PageBatcher, type OptionalPlantRow } from './page-batcher.js';
+import { TokenChecks } from './token-checks.js';
 import { mapPgErrors, toStoreError } from './pg-errors.js';
 import { openPlantStream } from './plant-stream.js';
 import { createPool, inTransaction, type PoolOptions } from './pool.js';
@@ -37,6 +38,7 @@ export class PostgresStore implements Store {
   private readonly creates: CreateBatcher;
   private readonly streams: StreamShare;
   private readonly pages: PageBatcher;
+  private readonly tokenChecks: TokenChecks;
 
   constructor(options: PoolOptions & { onWriteBatch?: (size: number, seconds: number) => void }) {
     this.pool = createPool(options);
@@ -44,6 +46,7 @@ export class PostgresStore implements Store {
     this.creates = new CreateBatcher(writeCreates(this.pool), options.onWriteBatch);
     this.streams = new StreamShare(streamShare(options.size));
     this.pages = new PageBatcher(this.pool);
+    this.tokenChecks = new TokenChecks(this.pool);
   }
 
   get poolStats(): PoolStats {
@@ -116,6 +119,10 @@ export class PostgresStore implements Store {
         return inserted.rowCount === 1;
       }),
     );
+  }
+
+  isTokenValid(digest: string): Promise<boolean> {
+    return this.tokenChecks.isValid(digest);
   }
 
   async findTokenByDigest(digest: string): Promise<TokenRecord | undefined> {

@@ -105,6 +105,13 @@ export const sql = {
     text: VALID_TOKEN,
     values: [digestValue(digest)],
   }),
+  /** The positions (1-based) of the digests whose token is stored unrevoked. */
+  validTokens: (digests: Buffer[]): Statement => ({
+    name: 'plantstore_valid_tokens',
+    text: `SELECT k.n FROM unnest($1::bytea[]) WITH ORDINALITY AS k(digest, n)
+           WHERE EXISTS (SELECT 1 FROM api_tokens a WHERE a.digest = k.digest AND a.revoked_at IS NULL)`,
+    values: [digests],
+  }),
   /** One row when the token is valid: the plant, or NULLs when there is none. */
   checkedPlant: (digest: string, owner: string, id: bigint): Statement => ({
     name: 'plantstore_checked_plant',

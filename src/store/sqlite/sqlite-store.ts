@@ -101,9 +101,7 @@ export class SqliteStore implements Store {
 
   /** Throws the 401 when the caller's token is no longer stored unrevoked. */
   private checkToken(token: TokenCheck | undefined): void {
-    if (token === undefined) return;
-    const valid = this.reads.run(() => this.sql.validToken.get(Buffer.from(token.digest, 'hex')));
-    if (valid === undefined) throw errors.invalidToken();
+    if (token !== undefined && !this.isTokenValid(token.digest)) throw errors.invalidToken();
   }
 
   async createPlant(owner: string, plant: StoredPlant): Promise<CreateResult> {
@@ -141,6 +139,10 @@ export class SqliteStore implements Store {
   async createFirstToken(token: NewTokenRecord): Promise<boolean> {
     const result = await this.writes.write({ kind: 'createToken', token: serializeToken(token), onlyIfFirst: true });
     return result.kind === 'changed' && result.changed;
+  }
+
+  isTokenValid(digest: string): boolean {
+    return this.reads.run(() => this.sql.validToken.get(Buffer.from(digest, 'hex'))) !== undefined;
   }
 
   findTokenByDigest(digest: string): TokenRecord | undefined {
