@@ -12,7 +12,7 @@ import type { RateLimit } from '../settings.js';
 import { StartError } from '../start-failure.js';
 
 /** A command to a Redis that went silent gives up after this, and the process counts on its own. */
-const REDIS_COMMAND_TIMEOUT_MS = 250;
+export const REDIS_COMMAND_TIMEOUT_MS = 250;
 const REDIS_CONNECT_TIMEOUT_MS = 1_000;
 const REDIS_RECONNECT_MAX_MS = 2_000;
 /** After Redis failed a request, the next ones count locally for this long before Redis is tried again. */

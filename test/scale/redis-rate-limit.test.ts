@@ -10,6 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { issueToken } from '../../src/auth/api-tokens.js';
+import { REDIS_COMMAND_TIMEOUT_MS } from '../../src/http/rate-limit.js';
 import { openStore } from '../../src/store/open-store.js';
 import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { authorizedFetch, tempDir, uniqueName } from '../helpers/server.js';
@@ -214,12 +215,16 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     const { proxy, instance, get } = await serverThroughProxy(t, '100/1h');
     assert.equal((await get()).status, 200);
     proxy.setMode('blackhole'); // Redis's connection stays open, and nothing comes back
-    const started = performance.now();
-    const statuses = [];
-    for (let i = 0; i < 10; i++) statuses.push((await get()).status);
-    const ms = performance.now() - started;
-    assert.deepEqual(statuses, Array<number>(10).fill(200));
-    assert.ok(ms < 1_500, `10 requests took ${Math.round(ms)} ms: each waited for Redis`);
+    // A request that waited for Redis took its whole command timeout, whatever the machine's load;
+    // one that skipped Redis did not, unless the machine stalled it. Timers may fire a little early.
+    const slow: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      assert.equal((await get()).status, 200);
+      const ms = performance.now() - started;
+      if (ms >= REDIS_COMMAND_TIMEOUT_MS * 0.9) slow.push(Math.round(ms));
+    }
+    assert.ok(slow.length <= 5, `${slow.length} of 20 requests took ${slow.join(', ')} ms: they waited for Redis`);
     await until(() => warnings(instance, FALLBACK_WARNING) > 0, 'the warning');
     assert.equal(warnings(instance, FALLBACK_WARNING), 1);
   });
