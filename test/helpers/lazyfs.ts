@@ -3,7 +3,7 @@
  * its power: whatever was not fsynced through it is gone when it is mounted again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ export interface LazyFsOptions {
 export class LazyFs {
   private daemon: ChildProcess | undefined;
   private exited: Promise<unknown> = Promise.resolve();
+  private readonly events = new EventEmitter();
 
   private constructor(
     private readonly binary: string,
@@ -57,13 +58,22 @@ export class LazyFs {
     let stderr = '';
     daemon.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
-      let stdout = '';
+      let partial = '';
       daemon.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        if (stdout.includes('lazyfs: mounted')) resolve();
+        const lines = (partial + chunk.toString()).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) {
+          if (line.startsWith('lazyfs: mounted')) resolve();
+          else if (line === 'lazyfs: sync held') this.events.emit('sync held');
+        }
       });
       void this.exited.then(() => reject(new Error(`lazyfs exited before mounting: ${stderr.trim()}`)));
     });
+  }
+
+  /** Resolves when lazyfs next holds a sync for its delay: the sync has reached it and is not answered yet. */
+  nextSyncHeld(): Promise<void> {
+    return once(this.events, 'sync held').then(() => undefined);
   }
 
   /**

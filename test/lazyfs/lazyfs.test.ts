@@ -140,23 +140,25 @@ describe('lazyfs', { skip }, () => {
     assert.equal(readFileSync(file, 'utf8'), 'x'.repeat(10) + '\0'.repeat(4990));
   });
 
-  test('a slow sync counts once answered; one cut short by the power cut is lost', async (t) => {
-    const fs = await LazyFs.mount(t, { syncDelayMs: 300 });
+  test('a slow sync counts once answered; one cut short by the power cut is lost', { timeout: 30_000 }, async (t) => {
+    // Long enough that the cut lands before the held sync is answered, however loaded the machine.
+    const delayMs = 1_000;
+    const fs = await LazyFs.mount(t, { syncDelayMs: delayMs });
     const at = (name: string) => join(fs.mountpoint, name);
     write(at('answered'), 'kept');
     write(at('cut-short'), 'lost');
     const started = Date.now();
     syncFile(at('answered'));
     syncDir(fs.mountpoint);
-    assert.ok(Date.now() - started >= 2 * 290, 'each sync waits for the delay');
+    assert.ok(Date.now() - started >= 2 * (delayMs - 10), 'each sync waits for the delay');
 
     const handle = await open(at('cut-short'), 'r+');
+    const held = fs.nextSyncHeld();
     const sync = handle.sync().then(
       () => 'answered',
       (error: NodeJS.ErrnoException) => error.code,
     );
-    // Give the request time to reach lazyfs, then cut while it waits.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await held; // the sync has reached lazyfs, which waits before it answers
     await fs.powerCut();
     assert.notEqual(await sync, 'answered', 'a sync cut short reports an error');
     await handle.close().catch(() => undefined);
