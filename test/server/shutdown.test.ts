@@ -8,6 +8,14 @@ import Database from 'better-sqlite3';
 import { authorizedFetch, startTestServer, tempDir } from '../helpers/server.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 
+async function until(condition: () => boolean, what: string, withinMs = 15_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!condition()) {
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('graceful shutdown', () => {
   test('SIGTERM to `npm start` reaches the server, which drains and exits 0', { timeout: 30_000 }, async (t) => {
     const env = { DATABASE_URL: `sqlite:${join(tempDir(t), 'npm.db')}`, BOOTSTRAP_TOKEN: 'false' };
@@ -40,9 +48,10 @@ describe('graceful shutdown', () => {
     };
 
     const body = JSON.stringify({ id: 7, name: 'Busy fern' });
+    const received = once(server.running.server, 'request');
     const first = send('/plants', body);
     first.req.write(body.slice(0, 10)); // in flight when the drain starts
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await received;
     const closing = server.running.close();
     first.req.end(body.slice(10));
     assert.equal((await first.response).statusCode, 200);
@@ -122,17 +131,24 @@ describe('graceful shutdown', () => {
       const env = { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' };
       const server = await startServerProcess(t, env);
 
-      // A POST whose body arrives in two parts, with the signal in between.
+      // A POST whose body arrives in two parts, with the signal in between. The server's
+      // 100 Continue says it is reading the body: the request is in flight.
       const body = JSON.stringify({ id: 42, name: 'Slow fern' });
       const slow = request(`${server.url}/plants`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          expect: '100-continue',
+        },
       });
       const answered = once(slow, 'response');
+      const reading = once(slow, 'continue');
       slow.write(body.slice(0, 10));
-      await new Promise((resolve) => setTimeout(resolve, 200)); // let the server start reading the request
+      await reading;
       server.child.kill(signal);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await until(() => server.stdout().includes('draining in-flight requests'), 'the drain to begin');
       slow.end(body.slice(10));
       const [response] = (await answered) as [import('node:http').IncomingMessage];
       response.resume();
