@@ -68,15 +68,18 @@ async function drainsInFlight(instance: ServerProcess, token: string, signal: ()
   let answer = '';
   socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
   const body = JSON.stringify({ id: 5, name: 'Slow fern' });
+  // The worker's 100 Continue says it is reading the body: the request is in flight.
+  const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
   socket.write(
-    `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 5)}`,
   );
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await until(() => answer.startsWith(CONTINUE), 'the worker to read the request');
   signal();
   await until(() => /draining in-flight requests[\s\S]*draining in-flight requests/.test(instance.stdout()), 'both workers to start draining');
   socket.write(body.slice(5));
-  await until(() => answer.includes('\r\n\r\n'), 'the in-flight answer');
-  assert.match(answer, /^HTTP\/1\.1 200 /);
+  const final = () => answer.slice(CONTINUE.length);
+  await until(() => final().includes('\r\n\r\n'), 'the in-flight answer');
+  assert.match(final(), /^HTTP\/1\.1 200 /);
   socket.end();
   const [code, signalled] = await instance.exited;
   assert.deepEqual([code, signalled], [0, null]);
