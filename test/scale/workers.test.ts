@@ -106,6 +106,15 @@ function workerPids(instance: ServerProcess): Set<number> {
   return new Set(children.split(' ').filter((pid) => pid !== '').map(Number));
 }
 
+/** Whether `pid` runs as a cluster worker: it has exec'd with the environment node:cluster gives it. */
+function isClusterWorker(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').some((entry) => entry.startsWith('NODE_UNIQUE_ID='));
+  } catch {
+    return false;
+  }
+}
+
 describe('serve --workers 2 and signals', () => {
   test('SIGTERM while the supervisor still migrates the database ends the start with status 0', async (t) => {
     const path = join(tempDir(t), 'p.db');
@@ -139,8 +148,32 @@ describe('serve --workers 2 and signals', () => {
     const before = workerPids(instance);
     const [victim] = listeningPids(instance);
     process.kill(victim as number, 'SIGKILL');
-    await until(() => [...workerPids(instance)].some((pid) => !before.has(pid)), 'a replacement worker', 5_000);
+    // Stopped as soon as it runs as a worker, the replacement cannot reach its signal handler or
+    // listen while the supervisor handles SIGTERM; it gets the supervisor's SIGTERM once it goes
+    // on. Not before its exec: the supervisor waits for that.
+    let replacement: number | undefined;
+    const deadline = Date.now() + 5_000;
+    while (replacement === undefined) {
+      replacement = [...workerPids(instance)].find((pid) => !before.has(pid) && isClusterWorker(pid));
+      assert.ok(replacement !== undefined || Date.now() < deadline, 'timed out waiting for a replacement worker');
+      if (replacement === undefined) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    process.kill(replacement, 'SIGSTOP');
+    let resumed = false;
+    // A SIGTERM with no handler yet kills even a stopped process: then there is none to resume.
+    const resume = () => {
+      if (resumed) return;
+      resumed = true;
+      try {
+        process.kill(replacement, 'SIGCONT');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    };
+    t.after(resume);
     instance.child.kill('SIGTERM');
+    await until(() => instance.stdout().includes('draining all workers'), 'the supervisor to stop its workers');
+    resume();
     const [code, signalled] = await instance.exited;
     assert.deepEqual([code, signalled], [0, null]);
     assert.equal(listeningPids(instance).size, 2, 'the replacement was stopped before it listened');
