@@ -24,7 +24,7 @@ export interface paths {
          *
          *     Ids are unique per owner: another owner may have a plant with the same id, and neither can learn of the other's. Posting the same id, name and tag again answers 200 with the stored plant and changes nothing, so a retried create is safe; the same id with a different name or tag is a 409 and the stored plant stays as it was. Of concurrent creates of one id with different bodies exactly one gets 200. A 200 means the plant is committed and synced to disk.
          *
-         *     Checks run in this order: 401/403, then 400 (a query parameter), 415 (media type), 413 (size), 400 (body); an unauthenticated request never has its body read (but see 401 for a token revoked since it was accepted).
+         *     Checks run in this order: 401/403, then 400 (a query parameter), 415 (media type), 413 (size), 400 (body); an unauthenticated request never has its body read.
          */
         post: operations["createPlant"];
         delete?: never;
@@ -254,7 +254,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or the token is unknown, revoked, expired or badly signed. Checked before the body is read, except that a token this process accepted before is checked again by the database with the write: a create with one revoked since has its body read first. */
+        /** @description No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or the token is unknown, revoked, expired or badly signed. Checked before the body is read. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -400,7 +400,7 @@ export interface components {
         limit: number;
         /** @description Extension, used by the Link cursor: only plants whose id is greater than this int64. ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400. */
         after: bigint;
-        /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty, repeated, or a value no tag can have (over 64 characters, control characters) → 400. */
+        /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty or repeated → 400. A value no tag can have (over 64 characters, a control character, only white space) matches no plant: 200 and []. */
         tag: string;
         /** @description Extension: the members each plant is shown with, a comma-separated subset of id, name and tag, each at most once (`fields=id,name,tag` shows the ids a client needs to fetch or delete a plant). Absent: name and tag, as the Plant schema. The id is written as an exact JSON integer. An unknown or repeated field, or an empty value → 400. */
         fields: string;
@@ -439,7 +439,7 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description Extension, used by the Link cursor: only plants whose id is greater than this int64. ASCII decimal digits with an optional leading "-"; anything else, or a repeated parameter → 400. */
                 after?: components["parameters"]["after"];
-                /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty, repeated, or a value no tag can have (over 64 characters, control characters) → 400. */
+                /** @description Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging with limit and after works as without it. Empty or repeated → 400. A value no tag can have (over 64 characters, a control character, only white space) matches no plant: 200 and []. */
                 tag?: components["parameters"]["tag"];
                 /** @description Extension: the members each plant is shown with, a comma-separated subset of id, name and tag, each at most once (`fields=id,name,tag` shows the ids a client needs to fetch or delete a plant). Absent: name and tag, as the Plant schema. The id is written as an exact JSON integer. An unknown or repeated field, or an empty value → 400. */
                 fields?: components["parameters"]["fields"];

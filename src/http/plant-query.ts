@@ -5,7 +5,7 @@
  */
 import { errors } from '../errors.js';
 import { parseInt64, parseNonNegativeInt32 } from '../plants/int64.js';
-import { PLANT_FIELDS, PlantValidationError, checkTag, type PlantFields } from '../plants/plant.js';
+import { PLANT_FIELDS, PlantValidationError, type PlantFields } from '../plants/plant.js';
 import type { ListQuery } from '../store/store.js';
 
 export interface ListParams extends ListQuery {
@@ -91,8 +91,7 @@ export function parseListParams(query: string): ListParams {
     throw errors.badRequest('"after" must be a signed 64-bit integer written in decimal digits.');
   }
   const tag = values.get('tag');
-  // The tag filter follows the tag rules, so every store sees only text it can compare (PostgreSQL has no NUL).
-  if (tag !== undefined) byPlantRules(() => checkTag(tag));
+  if (tag === '') throw errors.badRequest('"tag" must not be empty: leave it out to list plants with any tag or none.');
   const rawFields = values.get('fields');
   return { limit, after, tag, fields: parseFields(rawFields), rawFields };
 }

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { READ, WRITE, type Principal } from '../auth/principal.js';
 import { errors } from '../errors.js';
-import { plantJson, plantsJson, toNewPlant } from '../plants/plant.js';
+import { couldBeTag, plantJson, plantsJson, toNewPlant } from '../plants/plant.js';
 import type { PlantPage, PlantStore, TokenCheck } from '../store/store.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { readJsonBody } from './body.js';
@@ -66,7 +66,9 @@ export function plantRoutes(store: PlantStore, bodyLimit: number, streams: Strea
   function listPlants(ctx: RequestContext, { owner, pending }: Principal): MaybePromise<void> {
     const params = parseListParams(ctx.query);
     const { limit } = params;
-    if (limit === 0) return andThen(pending?.confirm(), () => sendJson(ctx, 200, '[]'));
+    // A tag no plant can have (over 64 characters, a control character) matches none, and never
+    // reaches a store (PostgreSQL text cannot hold NUL).
+    if (limit === 0 || (params.tag !== undefined && !couldBeTag(params.tag))) return andThen(pending?.confirm(), () => sendJson(ctx, 200, '[]'));
     if (limit === undefined || limit > BUFFERED_PAGE_MAX) return streamPlants(ctx, owner, params, pending);
     return andThen(store.listPlants(owner, { ...params, limit }, pending), (page) => sendPage(ctx, page, params, limit));
   }

@@ -64,9 +64,14 @@ export function plantIdOf(value: JsonValue | undefined): bigint {
   return id;
 }
 
-/** A tag as the NewPlant rules allow it (a `tag` filter that breaks them could match no plant). */
-export function checkTag(value: string): string {
-  return checkText('tag', value, TAG_MAX_LENGTH);
+/** Whether the NewPlant rules allow this tag: a `tag` filter that they do not matches no plant. */
+export function couldBeTag(value: string): boolean {
+  try {
+    checkText('tag', value, TAG_MAX_LENGTH);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Checks a parsed body against the NewPlant rules; other fields are dropped. */

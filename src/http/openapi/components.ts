@@ -5,7 +5,6 @@
 import { INT32_MAX } from '../../plants/int64.js';
 import { CLIENT_REQUEST_ID } from '../context.js';
 import { examples, type ErrorExamples } from './error-examples.js';
-import { TEXT_PATTERN } from './schemas.js';
 import type { HeaderObject, JsonSchema, ParameterObject, Reference, ResponseObject } from './types.js';
 
 export const headers: Record<string, HeaderObject> = {
@@ -120,9 +119,9 @@ export const parameters: Record<string, ParameterObject> = {
     in: 'query',
     description:
       'Extension: only plants whose tag equals this exactly (case and all); plants without a tag never match. Paging ' +
-      'with limit and after works as without it. Empty, repeated, or a value no tag can have (over 64 characters, ' +
-        'control characters) → 400.',
-    schema: { type: 'string', minLength: 1, maxLength: 64, pattern: TEXT_PATTERN },
+      'with limit and after works as without it. Empty or repeated → 400. A value no tag can have (over 64 ' +
+        'characters, a control character, only white space) matches no plant: 200 and [].',
+    schema: { type: 'string', minLength: 1 },
   },
   fields: {
     name: 'fields',
