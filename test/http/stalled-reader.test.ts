@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { STALLED_READER_MS } from '../../src/http/plants-routes.js';
+import { STALLED_READER_MS } from '../../src/http/list-stream.js';
 import { startTestServer } from '../helpers/server.js';
 
 const PLANTS = 150_000; // several MB of JSON: more than the socket buffers hold
