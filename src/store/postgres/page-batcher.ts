@@ -93,8 +93,7 @@ export class PageBatcher {
 
   private async readOne(page: PageRead): Promise<OptionalPlantRow[] | undefined> {
     const filter = { after: page.after, tag: undefined };
-    if (page.digest === undefined) return (await mapPgErrors(() => this.pool.query<PlantRow>(sql.listPlants(page.owner, filter, page.limit)))).rows;
-    const { rows } = await mapPgErrors(() => this.pool.query<OptionalPlantRow>(sql.checkedListPlants(page.digest as string, page.owner, filter, page.limit)));
+    const { rows } = await mapPgErrors(() => this.pool.query<OptionalPlantRow>(sql.checkedListPlants(page.digest, page.owner, filter, page.limit)));
     return rows.length === 0 ? undefined : rows;
   }
 }

@@ -22,9 +22,9 @@ import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
 import { StreamShare, streamShare } from './stream-share.js';
 
-/** The rows of a statement; with a token check, no row at all means the token is not valid. */
-function validRows<Row extends pg.QueryResultRow>(result: pg.QueryResult<Row>, token: TokenCheck | undefined): Row[] {
-  if (token !== undefined && result.rows.length === 0) throw errors.invalidToken();
+/** The rows of a statement that checks a token with its work: no row at all means the token is not valid. */
+function rowsIfTokenValid<Row extends pg.QueryResultRow>(result: pg.QueryResult<Row>): Row[] {
+  if (result.rows.length === 0) throw errors.invalidToken();
   return result.rows;
 }
 
@@ -72,8 +72,7 @@ export class PostgresStore implements Store {
   }
 
   async getPlant(owner: string, id: bigint, token?: TokenCheck): Promise<StoredPlant | undefined> {
-    const statement = token === undefined ? sql.plant(owner, id) : sql.checkedPlant(token.digest, owner, id);
-    const row = validRows(await this.query<OptionalPlantRow>(statement), token)[0];
+    const row = rowsIfTokenValid(await this.query<OptionalPlantRow>(sql.checkedPlant(token?.digest, owner, id)))[0];
     return row === undefined || row.id === null ? undefined : toStoredPlant(row as PlantRow);
   }
 
@@ -85,8 +84,7 @@ export class PostgresStore implements Store {
       if (found === undefined) throw errors.invalidToken();
       rows = found;
     } else {
-      const statement = token === undefined ? sql.listPlants(owner, query, limit + 1) : sql.checkedListPlants(token.digest, owner, query, limit + 1);
-      rows = validRows(await this.query<OptionalPlantRow>(statement), token);
+      rows = rowsIfTokenValid(await this.query<OptionalPlantRow>(sql.checkedListPlants(token?.digest, owner, query, limit + 1)));
     }
     const plants: StoredPlant[] = [];
     for (const row of rows) if (row.id !== null) plants.push(toStoredPlant(row as PlantRow));
@@ -100,8 +98,7 @@ export class PostgresStore implements Store {
   }
 
   async deletePlant(owner: string, id: bigint, token?: TokenCheck): Promise<boolean> {
-    if (token === undefined) return (await this.query(sql.deletePlant(owner, id))).rowCount === 1;
-    const row = validRows(await this.query<{ deleted: number }>(sql.checkedDeletePlant(token.digest, owner, id)), token)[0];
+    const row = rowsIfTokenValid(await this.query<{ deleted: number }>(sql.checkedDeletePlant(token?.digest, owner, id)))[0];
     return row?.deleted === 1;
   }
 

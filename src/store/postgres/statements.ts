@@ -31,8 +31,10 @@ function plantFilter(prefix: string, owner: string, filter: PlantFilter, leading
 
 /** The token row a TokenCheck stands for, if it is stored and unrevoked; its digest is $1. */
 const VALID_TOKEN = 'SELECT 1 FROM api_tokens WHERE digest = $1 AND revoked_at IS NULL';
+/** One row when the digest $1 is NULL (no token left to check) or VALID_TOKEN finds its token; else none. */
+const TOKEN_GATE = 'SELECT 1 WHERE $1::bytea IS NULL OR EXISTS (SELECT 1 FROM api_tokens WHERE digest = $1 AND revoked_at IS NULL)';
 
-const digestValue = (digest: string): Buffer => Buffer.from(digest, 'hex');
+const digestValue = (digest: string | undefined): Buffer | null => (digest === undefined ? null : Buffer.from(digest, 'hex'));
 
 export const sql = {
   insertPlant: (owner: string, id: bigint, name: string, tag: string | null): Statement => ({
@@ -73,17 +75,6 @@ export const sql = {
     text: 'SELECT name, tag FROM plants WHERE owner = $1 AND id = $2',
     values: [owner, id.toString()],
   }),
-  deletePlant: (owner: string, id: bigint): Statement => ({
-    name: 'plantstore_delete_plant',
-    text: 'DELETE FROM plants WHERE owner = $1 AND id = $2',
-    values: [owner, id.toString()],
-  }),
-  /** An owner's plant by id. */
-  plant: (owner: string, id: bigint): Statement => ({
-    name: 'plantstore_plant',
-    text: 'SELECT id, name, tag FROM plants WHERE owner = $1 AND id = $2',
-    values: [owner, id.toString()],
-  }),
   /** Plants matching the filter, ascending, at most `limit`. */
   listPlants: (owner: string, filter: PlantFilter, limit: number): Statement => {
     const { name, where, values } = plantFilter('plantstore_list', owner, filter);
@@ -98,7 +89,8 @@ export const sql = {
   },
   /**
    * The statements below check a token with the plant work: no row at all means the token is
-   * not stored unrevoked (401), and nothing about plants was read or changed.
+   * not stored unrevoked (401), and nothing about plants was read or changed. Those that take an
+   * optional digest skip the check without one.
    */
   validToken: (digest: string): Statement => ({
     name: 'plantstore_valid_token',
@@ -113,18 +105,18 @@ export const sql = {
     values: [digests],
   }),
   /** One row when the token is valid: the plant, or NULLs when there is none. */
-  checkedPlant: (digest: string, owner: string, id: bigint): Statement => ({
+  checkedPlant: (digest: string | undefined, owner: string, id: bigint): Statement => ({
     name: 'plantstore_checked_plant',
-    text: `SELECT p.id, p.name, p.tag FROM (${VALID_TOKEN}) t LEFT JOIN plants p ON p.owner = $2 AND p.id = $3`,
+    text: `SELECT p.id, p.name, p.tag FROM (${TOKEN_GATE}) t LEFT JOIN plants p ON p.owner = $2 AND p.id = $3`,
     values: [digestValue(digest), owner, id.toString()],
   }),
   /** When the token is valid, the page, or one row of NULLs when it is empty. */
-  checkedListPlants: (digest: string, owner: string, filter: PlantFilter, limit: number): Statement => {
+  checkedListPlants: (digest: string | undefined, owner: string, filter: PlantFilter, limit: number): Statement => {
     const { name, where, values } = plantFilter('plantstore_checked_list', owner, filter, [digestValue(digest)]);
     values.push(limit);
     return {
       name,
-      text: `SELECT p.id, p.name, p.tag FROM (${VALID_TOKEN}) t
+      text: `SELECT p.id, p.name, p.tag FROM (${TOKEN_GATE}) t
              LEFT JOIN LATERAL (SELECT id, name, tag FROM plants WHERE ${where} ORDER BY id LIMIT $${values.length}) p ON true`,
       values,
     };
@@ -144,9 +136,9 @@ export const sql = {
     values: [owners, firsts, limits, digests],
   }),
   /** One row when the token is valid, with how many plants it deleted (0 or 1). */
-  checkedDeletePlant: (digest: string, owner: string, id: bigint): Statement => ({
+  checkedDeletePlant: (digest: string | undefined, owner: string, id: bigint): Statement => ({
     name: 'plantstore_checked_delete_plant',
-    text: `WITH t AS (${VALID_TOKEN}),
+    text: `WITH t AS (${TOKEN_GATE}),
            d AS (DELETE FROM plants WHERE owner = $2 AND id = $3 AND EXISTS (SELECT 1 FROM t) RETURNING 1)
            SELECT (SELECT count(*) FROM d)::integer AS deleted FROM t`,
     values: [digestValue(digest), owner, id.toString()],
