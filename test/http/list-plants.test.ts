@@ -202,6 +202,42 @@ for (const kind of storeKinds()) {
       assert.equal(new Set(seen).size, seen.length, 'no plant twice');
     });
 
+    test('walking next links of streamed pages (limit over 1000) visits every plant that exists throughout exactly once, under churn', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const { store } = server.running;
+      const stable = Array.from({ length: 3000 }, (_, i) => BigInt(i * 10));
+      const doomed = Array.from({ length: 20 }, (_, i) => BigInt(i * 1500 + 5));
+      await Promise.all([
+        ...stable.map((id) => store.createPlant(user.name, { id, name: `stable ${id}`, tag: null })),
+        ...doomed.map((id) => store.createPlant(user.name, { id, name: `doomed ${id}`, tag: null })),
+      ]);
+      const seen: string[] = [];
+      let next: string | undefined = '/plants?limit=1001';
+      let step = 0;
+      while (next !== undefined) {
+        const response = await user.request(next);
+        assert.equal(response.status, 200);
+        seen.push(...((await response.json()) as { name: string }[]).map((plant) => plant.name));
+        next = nextLink(response);
+        // Between pages, plants come and go both ahead of and behind the cursor, and at its edge.
+        const edge = seen.length * 10;
+        const churn = [
+          create(user, BigInt(step * 10 + 3), `new ${step * 10 + 3}`),
+          create(user, BigInt(edge - 7), `new ${edge - 7}`),
+          create(user, BigInt(edge + 1), `new ${edge + 1}`),
+          create(user, BigInt(29_990 - step * 10 + 1), `new ${29_990 - step * 10 + 1}`),
+          user.request(`/plants/${doomed[step] ?? 99_999}`, { method: 'DELETE' }),
+        ];
+        await Promise.all(churn);
+        step++;
+      }
+      assert.ok(step >= 3, `${step} pages`);
+      const stableSeen = seen.filter((name) => name.startsWith('stable '));
+      assert.deepEqual(stableSeen, stable.map((id) => `stable ${id}`), 'every stable plant once, in order');
+      assert.equal(new Set(seen).size, seen.length, 'no plant twice');
+    });
+
     test('GET carrying Content-Type: application/json and no body is served normally', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
       await create(user, 1, 'Fern');
