@@ -12,7 +12,7 @@ export interface StoreOptions {
   onConnectionError?: (error: Error) => void;
   /** Where a PostgreSQL store shows its connection pool figures. */
   registry?: Registry;
-  /** The server's end-of-turn steps, where SQLite hands each turn's writes to its writer thread and ends the turn's reads. */
+  /** The server's end-of-turn steps: SQLite hands each turn's writes to its writer thread and ends the turn's reads there, PostgreSQL sends the turn's statements. */
   endOfTurn?: EndOfTurn;
   /** Told of each group commit (SQLite: every write; PostgreSQL: plant creates): how many writes it held, and the seconds it took. */
   onWriteBatch?: (size: number, seconds: number) => void;
@@ -32,6 +32,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     size: options.databasePoolSize,
     onConnectionError: options.onConnectionError,
     onWriteBatch: options.onWriteBatch,
+    endOfTurn: options.endOfTurn,
   });
   try {
     await store.migrate();

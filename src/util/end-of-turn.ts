@@ -1,7 +1,7 @@
 /**
  * The work that waits for the end of the event loop's current turn, so that what the turn's
- * requests asked for is done together: writes committed as one batch, then the responses sent
- * back to back. One instance per server; the store, the pipelining and the response batcher
+ * requests asked for is done together: writes committed as one batch, a turn's statements sent
+ * as one, then the responses sent back to back. One instance per server; the store, the pipelining and the response batcher
  * each give it their steps, which run in the order FIRST and SECOND give.
  */
 
@@ -11,8 +11,10 @@ export type EndOfTurnStep =
   | 'takeWriteAnswer'
   /** the pipelining's start of the requests whose turn came as earlier responses completed; */
   | 'startWaitingRequests'
-  /** the store's hand-over of the turn's writes to its writer thread; */
+  /** the SQLite store's hand-over of the turn's writes to its writer thread; */
   | 'sendWrites'
+  /** the PostgreSQL store's batched statements: the turn's token checks, page reads and creates; */
+  | 'sendQueries'
   /** the end of the store's read transaction; */
   | 'endReads'
   /** the response batcher's flush. */
@@ -21,7 +23,7 @@ export type EndOfTurnStep =
 /** The order the steps run in: these in the first immediate, */
 const FIRST: readonly EndOfTurnStep[] = ['takeWriteAnswer', 'startWaitingRequests'];
 /** and these in the second. */
-const SECOND: readonly EndOfTurnStep[] = ['sendWrites', 'endReads', 'sendResponses'];
+const SECOND: readonly EndOfTurnStep[] = ['sendWrites', 'sendQueries', 'endReads', 'sendResponses'];
 
 export class EndOfTurn {
   private readonly steps = new Map<EndOfTurnStep, () => void>();

@@ -2,10 +2,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CreateBatcher, type PendingCreate } from '../../src/store/postgres/create-batcher.js';
+import { EndOfTurn } from '../../src/util/end-of-turn.js';
+
+/** The end of turn runs in two immediates: two more have passed once it has. */
+const endOfTurnPassed = async () => {
+  for (let i = 0; i < 2; i++) await new Promise((done) => setImmediate(done));
+};
 
 test('the creates of one turn go as one batch; a few batches are written at once, the rest wait', async () => {
   const batches: bigint[][] = [];
   const finish: (() => void)[] = [];
+  const endOfTurn = new EndOfTurn();
   const batcher = new CreateBatcher(
     (batch: PendingCreate[]) =>
       new Promise<void>((done) => {
@@ -15,11 +22,13 @@ test('the creates of one turn go as one batch; a few batches are written at once
           done();
         });
       }),
+    endOfTurn.schedule,
   );
+  endOfTurn.set('sendQueries', () => batcher.send());
   const create = (id: number) => batcher.create('ana', { id: BigInt(id), name: 'x', tag: null });
   const turn = async (ids: number[]) => {
     const answers = ids.map(create);
-    await new Promise((done) => setImmediate(done));
+    await endOfTurnPassed();
     return answers;
   };
 
@@ -34,7 +43,7 @@ test('the creates of one turn go as one batch; a few batches are written at once
 
   finish[0]?.();
   assert.deepEqual(await Promise.all(first), [1, 2, 3].map((id) => ({ outcome: 'created', stored: { id: BigInt(id), name: 'x', tag: null } })));
-  await new Promise((done) => setImmediate(done));
+  await endOfTurnPassed();
   assert.deepEqual(batches[3], [7n, 8n, 9n], 'what waited goes as one batch');
   for (const done of finish.slice(1)) done();
   await Promise.all(waiting);

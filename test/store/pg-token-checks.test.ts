@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { digestToken, issueToken } from '../../src/auth/api-tokens.js';
 import { createPool } from '../../src/store/postgres/pool.js';
 import { TokenChecks } from '../../src/store/postgres/token-checks.js';
+import { EndOfTurn } from '../../src/util/end-of-turn.js';
 import { postgresUrlOrSkipReason } from '../helpers/server.js';
 import { storeFactories } from './store-factories.js';
 
@@ -30,7 +31,9 @@ describe('token checks on postgres', { skip: postgres.reason }, () => {
         return real.query(statement);
       },
     } as unknown as pg.Pool;
-    const checks = new TokenChecks(pool);
+    const endOfTurn = new EndOfTurn();
+    const checks = new TokenChecks(pool, endOfTurn.schedule);
+    endOfTurn.set('sendQueries', () => checks.send());
     const tokens = [valid.token, revoked.token, `pst_${'A'.repeat(43)}`, valid.token];
     const answers = await Promise.all(tokens.map((token) => checks.isValid(digestToken(token))));
     assert.deepEqual(answers, [true, false, false, true]);

@@ -1,9 +1,9 @@
 /**
  * Group commit for creates: the creates of one event-loop turn go together, as one statement
- * and one commit (one WAL flush). Up to MAX_IN_FLIGHT batches are written at once, so a create
- * that arrives while a batch waits for its flush can start its own instead of waiting for it
- * (PostgreSQL flushes concurrent commits together); beyond that, creates queue for the next.
- * Like the page batcher, it sends from its own setImmediate.
+ * and one commit (one WAL flush), sent at the end of the turn. Up to MAX_IN_FLIGHT batches are
+ * written at once, so a create that arrives while a batch waits for its flush can start its own
+ * instead of waiting for it (PostgreSQL flushes concurrent commits together); beyond that,
+ * creates queue for the next.
  */
 import type { StoredPlant } from '../../plants/plant.js';
 import type { CreateResult } from '../store.js';
@@ -23,11 +23,14 @@ export interface PendingCreate {
 export class CreateBatcher {
   private queue: PendingCreate[] = [];
   private inFlight = 0;
-  private scheduled = false;
 
-  /** `write` settles every item of the batch itself and never throws; `onBatch` is told each batch's size and seconds. */
+  /**
+   * `write` settles every item of the batch itself and never throws; `schedule` asks for `send`
+   * at the end of the turn; `onBatch` is told each batch's size and seconds.
+   */
   constructor(
     private readonly write: (batch: PendingCreate[]) => Promise<void>,
+    private readonly schedule: () => void,
     private readonly onBatch?: (size: number, seconds: number) => void,
   ) {}
 
@@ -38,15 +41,8 @@ export class CreateBatcher {
     });
   }
 
-  /** Sends at the end of the turn, when a batch may start. */
-  private schedule(): void {
-    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT || this.queue.length === 0) return;
-    this.scheduled = true;
-    setImmediate(this.send);
-  }
-
-  private readonly send = (): void => {
-    this.scheduled = false;
+  /** Writes the queued creates in as many batches as may be in flight; the rest wait for one to finish. */
+  send(): void {
     while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
       this.inFlight++;
       const batch = this.queue.splice(0, MAX_BATCH);
@@ -54,8 +50,8 @@ export class CreateBatcher {
       void this.write(batch).finally(() => {
         this.onBatch?.(batch.length, (performance.now() - started) / 1000);
         this.inFlight--;
-        this.schedule();
+        if (this.queue.length > 0) this.schedule();
       });
     }
-  };
+  }
 }

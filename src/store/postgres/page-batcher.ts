@@ -1,10 +1,8 @@
 /**
- * The page reads of one event-loop turn go to PostgreSQL as one statement: each read's token
- * check and page, joined laterally over arrays of the reads. One statement for many pages is
- * less work for plantstore and for the database than one each; a read waits at most for the
- * end of the turn. A lone read goes as the ordinary statement. The batch is sent from its own
- * setImmediate, not the server's EndOfTurn: its answer comes in a later turn, so its order
- * against those steps does not matter.
+ * The page reads of one event-loop turn go to PostgreSQL as one statement at its end: each
+ * read's token check and page, joined laterally over arrays of the reads. One statement for
+ * many pages is less work for plantstore and for the database than one each. A lone read goes
+ * as the ordinary statement.
  */
 import type pg from 'pg';
 import { INT64_MAX, INT64_MIN } from '../../plants/int64.js';
@@ -40,29 +38,29 @@ export function batchable(after: bigint | undefined, tag: string | undefined): b
 
 export class PageBatcher {
   private queue: Pending[] = [];
-  private scheduled = false;
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** `schedule` asks for `send` at the end of the turn. */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly schedule: () => void,
+  ) {}
 
   /** The page's rows (a single row of NULLs for an empty page after a token check), or undefined when the token is refused. */
   read(page: PageRead): Promise<OptionalPlantRow[] | undefined> {
     return new Promise((resolve, reject) => {
       this.queue.push({ ...page, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(this.flush);
-      }
+      this.schedule();
     });
   }
 
-  private readonly flush = (): void => {
-    this.scheduled = false;
+  /** Sends the turn's reads. */
+  send(): void {
     const queue = this.queue;
     this.queue = [];
-    for (let start = 0; start < queue.length; start += MAX_BATCH) void this.send(queue.slice(start, start + MAX_BATCH));
-  };
+    for (let start = 0; start < queue.length; start += MAX_BATCH) void this.sendBatch(queue.slice(start, start + MAX_BATCH));
+  }
 
-  private async send(batch: Pending[]): Promise<void> {
+  private async sendBatch(batch: Pending[]): Promise<void> {
     try {
       if (batch.length === 1) {
         const [page] = batch as [Pending];

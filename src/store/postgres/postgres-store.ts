@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { plantsJson, type StoredPlant } from '../../plants/plant.js';
 import { errors } from '../../errors.js';
 import { StartError } from '../../start-failure.js';
+import { EndOfTurn } from '../../util/end-of-turn.js';
 import type { CreateResult, ListQuery, NewTokenRecord, PageQuery, PlantPage, PlantStream, Store, TokenCheck, TokenRecord } from '../store.js';
 import { migrate } from './migrations.js';
 import { CreateBatcher } from './create-batcher.js';
@@ -21,6 +22,13 @@ import { toTokenRecord, type TokenRow } from '../token-row.js';
 import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
 import { StreamShare, streamShare } from './stream-share.js';
+
+export interface PostgresStoreOptions extends PoolOptions {
+  /** Told of each group commit of creates: how many it held, and the seconds it took. */
+  onWriteBatch?: (size: number, seconds: number) => void;
+  /** The server's end-of-turn steps, where the turn's batched statements are sent. */
+  endOfTurn?: EndOfTurn;
+}
 
 /** The rows of a statement that checks a token with its work: no row at all means the token is not valid. */
 function rowsIfTokenValid<Row extends pg.QueryResultRow>(result: pg.QueryResult<Row>): Row[] {
@@ -40,13 +48,19 @@ export class PostgresStore implements Store {
   private readonly pages: PageBatcher;
   private readonly tokenChecks: TokenChecks;
 
-  constructor(options: PoolOptions & { onWriteBatch?: (size: number, seconds: number) => void }) {
+  constructor(options: PostgresStoreOptions) {
     this.pool = createPool(options);
     this.maxConnections = options.size;
-    this.creates = new CreateBatcher(writeCreates(this.pool), options.onWriteBatch);
+    const endOfTurn = options.endOfTurn ?? new EndOfTurn();
+    this.creates = new CreateBatcher(writeCreates(this.pool), endOfTurn.schedule, options.onWriteBatch);
     this.streams = new StreamShare(streamShare(options.size));
-    this.pages = new PageBatcher(this.pool);
-    this.tokenChecks = new TokenChecks(this.pool);
+    this.pages = new PageBatcher(this.pool, endOfTurn.schedule);
+    this.tokenChecks = new TokenChecks(this.pool, endOfTurn.schedule);
+    endOfTurn.set('sendQueries', () => {
+      this.tokenChecks.send();
+      this.pages.send();
+      this.creates.send();
+    });
   }
 
   get poolStats(): PoolStats {

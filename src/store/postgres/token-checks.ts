@@ -1,5 +1,5 @@
 /**
- * The token checks of one event-loop turn go to PostgreSQL as one statement. A create confirms
+ * The token checks of one event-loop turn go to PostgreSQL as one statement at its end. A create confirms
  * its token before it reads its body, apart from its insert, so a busy turn holds several; one
  * statement for all of them is less work for plantstore and the database than one each.
  */
@@ -15,24 +15,25 @@ interface Check {
 
 export class TokenChecks {
   private queue: Check[] = [];
-  private scheduled = false;
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** `schedule` asks for `send` at the end of the turn. */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly schedule: () => void,
+  ) {}
 
   /** Whether the token with this SHA-256 digest (hex) is stored and not revoked. */
   isValid(digest: string): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.queue.push({ digest: Buffer.from(digest, 'hex'), resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(this.send);
-      }
+      this.schedule();
     });
   }
 
-  private readonly send = (): void => {
-    this.scheduled = false;
+  /** Sends the turn's checks. */
+  send(): void {
     const batch = this.queue;
+    if (batch.length === 0) return;
     this.queue = [];
     void mapPgErrors(() => this.pool.query<{ n: string }>(sql.validTokens(batch.map((check) => check.digest)))).then(
       ({ rows }) => {
@@ -43,5 +44,5 @@ export class TokenChecks {
         for (const check of batch) check.reject(error);
       },
     );
-  };
+  }
 }
