@@ -73,9 +73,9 @@ const REFUSED_BEFORE_STORE = new Set([400, 413, 415, 429, 503]);
 
 /**
  * Runs a request whose token the store checks with its own read. When the request is refused
- * before that (a bad query or body, the rate limit), the token is checked first, so that a
- * revoked or expired token is still answered 401, as the contract orders. A token the store
- * refused is forgotten, so that its next use is refused before the rate limit counts it.
+ * before that (a bad query, the rate limit), the token is checked first, so that a revoked token
+ * is still answered 401, as the contract orders. A token the store refused is forgotten, so that
+ * its next use is refused before the rate limit counts it.
  */
 function checkingToken(pending: PendingToken, work: () => MaybePromise<void>): MaybePromise<void> {
   return orElse(work, (error) => {

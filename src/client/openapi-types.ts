@@ -423,7 +423,7 @@ export interface components {
         Allow: string;
         /** @description Seconds to wait before retrying; the service recovers by itself when its database is back. */
         "Retry-After": string;
-        /** @description Only when the RATE_LIMIT setting is on: the quota policy, as draft-ietf-httpapi-ratelimit-headers defines it. `"owner";q=<requests>;w=<window in seconds>`: each owner may make q requests per fixed window of w seconds. Sent on every answer of an operation that needs a token once the request was counted (its token accepted), whatever follows: a 401 for a token revoked since this process last accepted it, or a 503, carries it too. */
+        /** @description Only when the RATE_LIMIT setting is on: the quota policy, as draft-ietf-httpapi-ratelimit-headers defines it. `"owner";q=<requests>;w=<window in seconds>`: each owner may make q requests per fixed window of w seconds. Sent on every answer of an operation that needs a token once the request was counted (its token accepted), whatever follows: a 401 on a read or delete for a token revoked since this process last accepted it, or a 503, carries it too. A create looks its token up again before it is counted. */
         "RateLimit-Policy": string;
         /** @description Only when the RATE_LIMIT setting is on: what is left of the quota after this request, as draft-ietf-httpapi-ratelimit-headers defines it. `"owner";r=<requests left>;t=<seconds until the window ends and the quota is whole again>`. Counted for the whole service when the server uses Redis (REDIS_URL), else per process. */
         RateLimit: string;

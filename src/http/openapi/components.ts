@@ -51,7 +51,8 @@ export const headers: Record<string, HeaderObject> = {
       'Only when the RATE_LIMIT setting is on: the quota policy, as draft-ietf-httpapi-ratelimit-headers defines it. ' +
       '`"owner";q=<requests>;w=<window in seconds>`: each owner may make q requests per fixed window of w seconds. ' +
       'Sent on every answer of an operation that needs a token once the request was counted (its token accepted), ' +
-      'whatever follows: a 401 for a token revoked since this process last accepted it, or a 503, carries it too.',
+      'whatever follows: a 401 on a read or delete for a token revoked since this process last accepted it, or a 503, ' +
+      'carries it too. A create looks its token up again before it is counted.',
     schema: { type: 'string', pattern: '^"owner";q=[0-9]+;w=[0-9]+$', examples: ['"owner";q=100;w=60'] },
   },
   RateLimit: {

@@ -32,7 +32,7 @@ function plantFilter(prefix: string, owner: string, filter: PlantFilter, leading
 /** The token row a TokenCheck stands for, if it is stored and unrevoked; its digest is $1. */
 const VALID_TOKEN = 'SELECT 1 FROM api_tokens WHERE digest = $1 AND revoked_at IS NULL';
 /** One row when the digest $1 is NULL (no token left to check) or VALID_TOKEN finds its token; else none. */
-const TOKEN_GATE = 'SELECT 1 WHERE $1::bytea IS NULL OR EXISTS (SELECT 1 FROM api_tokens WHERE digest = $1 AND revoked_at IS NULL)';
+const TOKEN_GATE = `SELECT 1 WHERE $1::bytea IS NULL OR EXISTS (${VALID_TOKEN})`;
 
 const digestValue = (digest: string | undefined): Buffer | null => (digest === undefined ? null : Buffer.from(digest, 'hex'));
 
