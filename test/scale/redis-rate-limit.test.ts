@@ -15,6 +15,7 @@ import { openStore } from '../../src/store/open-store.js';
 import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { authorizedFetch, tempDir, uniqueName } from '../helpers/server.js';
 import { startTcpProxy } from './tcp-proxy.js';
+import { until } from '../helpers/until.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
 const skip = redisUrl ? undefined : 'TEST_REDIS_URL is not set';
@@ -66,14 +67,6 @@ function remaining(response: Response): number {
 
 function warnings(instance: ServerProcess, text: string): number {
   return instance.stdout().split('\n').filter((line) => line.includes(text)).length;
-}
-
-async function until(condition: () => boolean, what: string, withinMs = 15_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!condition()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** A GET on a connection of its own, so that --workers spreads the requests over its workers. */

@@ -14,6 +14,7 @@ import { describe, test, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { CLI, runCli, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { authorizedFetch, postgresUrlOrSkipReason, tempDir, uniqueName, type StoreKind } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const postgres = postgresUrlOrSkipReason();
 
@@ -21,14 +22,6 @@ function listeningPids(instance: ServerProcess): Set<number> {
   const pids = new Set<number>();
   for (const match of instance.stdout().matchAll(/"pid":(\d+)[^\n]*"msg":"plantstore is listening"/g)) pids.add(Number(match[1]));
   return pids;
-}
-
-async function until(condition: () => boolean, what: string, withinMs = 15_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!condition()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function startCluster(t: TestContext, kind: StoreKind, options: { detached?: boolean } = {}) {

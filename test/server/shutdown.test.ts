@@ -7,14 +7,7 @@ import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { authorizedFetch, startTestServer, tempDir } from '../helpers/server.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
-
-async function until(condition: () => boolean, what: string, withinMs = 15_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!condition()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { until } from '../helpers/until.js';
 
 describe('graceful shutdown', () => {
   test('SIGTERM to `npm start` reaches the server, which drains and exits 0', { timeout: 30_000 }, async (t) => {
