@@ -109,7 +109,7 @@ export function plantsJson(plants: readonly StoredPlant[], fields: PlantFields):
   return json;
 }
 
-/** True when a create of `a` repeats the stored `b`: a safe retry rather than a conflict. */
-export function samePlant(a: StoredPlant, b: { name: string; tag: string | null }): boolean {
-  return a.name === b.name && a.tag === b.tag;
+/** What a create of `asked` is when `stored` holds its id: a safe retry if name and tag match, else a conflict. */
+export function repeatOrConflict(asked: StoredPlant, stored: { name: string; tag: string | null }): 'unchanged' | 'conflict' {
+  return asked.name === stored.name && asked.tag === stored.tag ? 'unchanged' : 'conflict';
 }

@@ -1,7 +1,7 @@
 /** The NewPlant rules, checked on parsed bodies; and how a stored plant is shown. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PlantValidationError, plantJson, samePlant, toNewPlant } from '../../src/plants/plant.js';
+import { PlantValidationError, plantJson, repeatOrConflict, toNewPlant } from '../../src/plants/plant.js';
 import { parseJson } from '../../src/util/strict-json.js';
 
 const plantOf = (text: string) => toNewPlant(parseJson(text));
@@ -88,9 +88,9 @@ describe('showing a plant', () => {
     assert.equal(plantJson({ ...plant, tag: null }, { id: false, name: false, tag: true }), '{}');
   });
 
-  test('samePlant compares name and tag, not id', () => {
-    assert.equal(samePlant({ id: 1n, name: 'a', tag: null }, { name: 'a', tag: null }), true);
-    assert.equal(samePlant({ id: 1n, name: 'a', tag: null }, { name: 'a', tag: 'b' }), false);
-    assert.equal(samePlant({ id: 1n, name: 'a', tag: 'b' }, { name: 'A', tag: 'b' }), false);
+  test('repeatOrConflict compares name and tag, not id', () => {
+    assert.equal(repeatOrConflict({ id: 1n, name: 'a', tag: null }, { name: 'a', tag: null }), 'unchanged');
+    assert.equal(repeatOrConflict({ id: 1n, name: 'a', tag: null }, { name: 'a', tag: 'b' }), 'conflict');
+    assert.equal(repeatOrConflict({ id: 1n, name: 'a', tag: 'b' }, { name: 'A', tag: 'b' }), 'conflict');
   });
 });

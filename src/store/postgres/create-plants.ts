@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import { StoreUnavailableError } from '../../errors.js';
-import { samePlant, type StoredPlant } from '../../plants/plant.js';
+import { repeatOrConflict, type StoredPlant } from '../../plants/plant.js';
 import type { CreateResult } from '../store.js';
 import type { PendingCreate } from './create-batcher.js';
 import { mapPgErrors, isDatabaseError, toStoreError } from './pg-errors.js';
@@ -23,7 +23,7 @@ async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant): Prom
     const found = await mapPgErrors(() => pool.query<{ name: string; tag: string | null }>(sql.selectPlant(owner, plant.id)));
     const row = found.rows[0];
     if (row !== undefined) {
-      return { outcome: samePlant(plant, row) ? 'unchanged' : 'conflict', stored: { id: plant.id, name: row.name, tag: row.tag } };
+      return { outcome: repeatOrConflict(plant, row), stored: { id: plant.id, name: row.name, tag: row.tag } };
     }
     // The holder was deleted between the two statements: the id is free again, try once more.
   }
@@ -50,7 +50,7 @@ async function createMany(pool: pg.Pool, batch: PendingCreate[], results: (Creat
     const winner = batch[Number(row.winner) - 1];
     if (item === undefined || winner === undefined) continue;
     const stored = { ...winner.plant };
-    results[Number(row.n) - 1] = item === winner ? { outcome: 'created', stored } : { outcome: samePlant(item.plant, stored) ? 'unchanged' : 'conflict', stored };
+    results[Number(row.n) - 1] = item === winner ? { outcome: 'created', stored } : { outcome: repeatOrConflict(item.plant, stored), stored };
   }
   // The rest met a row that was there before: read it in a new statement, which sees every row
   // committed by now (READ COMMITTED), as the lone create does.
@@ -63,7 +63,7 @@ async function createMany(pool: pg.Pool, batch: PendingCreate[], results: (Creat
     const item = batch[row.n - 1];
     if (item === undefined) continue;
     const stored = { id: item.plant.id, name: row.name, tag: row.tag };
-    results[row.n - 1] = { outcome: samePlant(item.plant, stored) ? 'unchanged' : 'conflict', stored };
+    results[row.n - 1] = { outcome: repeatOrConflict(item.plant, stored), stored };
   }
 }
 

@@ -3,7 +3,7 @@
  * ops runs in one transaction, so a batch shares one commit and one fsync (write-batcher.ts).
  */
 import type Database from 'better-sqlite3';
-import { samePlant } from '../../plants/plant.js';
+import { repeatOrConflict } from '../../plants/plant.js';
 import type { CreateOutcome } from '../store.js';
 
 export interface SerializedToken {
@@ -51,7 +51,7 @@ export function prepareWriter(db: Database.Database): (ops: WriteOp[]) => WriteR
           return { kind: 'createPlant', outcome: 'created', name: op.name, tag: op.tag };
         }
         const stored = selectPlant.get(op.owner, op.id) as { name: string; tag: string | null };
-        const outcome = samePlant(op, stored) ? 'unchanged' : 'conflict';
+        const outcome = repeatOrConflict(op, stored);
         return { kind: 'createPlant', outcome, name: stored.name, tag: stored.tag };
       }
       case 'deletePlant':
