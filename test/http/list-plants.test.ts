@@ -8,6 +8,22 @@ async function create(user: TestUser, id: bigint | number | string, name = `Plan
   assert.equal(response.status, 200, `create ${id}`);
 }
 
+/** Follows `next` links from `first`, running `churn` (and waiting for it) between pages; the names seen, in order. */
+async function walkLinks(user: TestUser, first: string, churn: (step: number, seen: number) => Promise<unknown>[]): Promise<{ seen: string[]; pages: number }> {
+  const seen: string[] = [];
+  let next: string | undefined = first;
+  let pages = 0;
+  while (next !== undefined) {
+    const response = await user.request(next);
+    assert.equal(response.status, 200);
+    seen.push(...((await response.json()) as { name: string }[]).map((plant) => plant.name));
+    next = nextLink(response);
+    await Promise.all(churn(pages, seen.length));
+    pages++;
+  }
+  return { seen, pages };
+}
+
 async function get(user: TestUser, query = ''): Promise<{ response: Response; names: string[] }> {
   const response = await user.request(`/plants${query}`);
   assert.equal(response.status, 200, `GET /plants${query}`);
@@ -180,23 +196,12 @@ for (const kind of storeKinds()) {
       const stable = Array.from({ length: 40 }, (_, i) => BigInt(i * 10));
       const doomed = Array.from({ length: 20 }, (_, i) => BigInt(i * 20 + 5));
       await Promise.all([...stable.map((id) => create(user, id, `stable ${id}`)), ...doomed.map((id) => create(user, id, `doomed ${id}`))]);
-      const seen: string[] = [];
-      let next: string | undefined = '/plants?limit=7';
-      let step = 0;
-      while (next !== undefined) {
-        const response = await user.request(next);
-        assert.equal(response.status, 200);
-        seen.push(...((await response.json()) as { name: string }[]).map((plant) => plant.name));
-        next = nextLink(response);
-        // Between pages, plants come and go both ahead of and behind the cursor.
-        const churn = [
-          create(user, BigInt(step * 10 + 3), `new ${step * 10 + 3}`),
-          create(user, BigInt(400 - step * 10 + 1), `new ${400 - step * 10 + 1}`),
-          user.request(`/plants/${doomed[step] ?? 9999}`, { method: 'DELETE' }),
-        ];
-        await Promise.all(churn);
-        step++;
-      }
+      // Between pages, plants come and go both ahead of and behind the cursor.
+      const { seen } = await walkLinks(user, '/plants?limit=7', (step) => [
+        create(user, BigInt(step * 10 + 3), `new ${step * 10 + 3}`),
+        create(user, BigInt(400 - step * 10 + 1), `new ${400 - step * 10 + 1}`),
+        user.request(`/plants/${doomed[step] ?? 9999}`, { method: 'DELETE' }),
+      ]);
       const stableSeen = seen.filter((name) => name.startsWith('stable '));
       assert.deepEqual(stableSeen, stable.map((id) => `stable ${id}`), 'every stable plant once, in order');
       assert.equal(new Set(seen).size, seen.length, 'no plant twice');
@@ -212,27 +217,18 @@ for (const kind of storeKinds()) {
         ...stable.map((id) => store.createPlant(user.name, { id, name: `stable ${id}`, tag: null })),
         ...doomed.map((id) => store.createPlant(user.name, { id, name: `doomed ${id}`, tag: null })),
       ]);
-      const seen: string[] = [];
-      let next: string | undefined = '/plants?limit=1001';
-      let step = 0;
-      while (next !== undefined) {
-        const response = await user.request(next);
-        assert.equal(response.status, 200);
-        seen.push(...((await response.json()) as { name: string }[]).map((plant) => plant.name));
-        next = nextLink(response);
-        // Between pages, plants come and go both ahead of and behind the cursor, and at its edge.
-        const edge = seen.length * 10;
-        const churn = [
+      // Between pages, plants come and go both ahead of and behind the cursor, and near its edge.
+      const { seen, pages } = await walkLinks(user, '/plants?limit=1001', (step, seenSoFar) => {
+        const edge = seenSoFar * 10;
+        return [
           create(user, BigInt(step * 10 + 3), `new ${step * 10 + 3}`),
           create(user, BigInt(edge - 7), `new ${edge - 7}`),
           create(user, BigInt(edge + 1), `new ${edge + 1}`),
           create(user, BigInt(29_990 - step * 10 + 1), `new ${29_990 - step * 10 + 1}`),
           user.request(`/plants/${doomed[step] ?? 99_999}`, { method: 'DELETE' }),
         ];
-        await Promise.all(churn);
-        step++;
-      }
-      assert.ok(step >= 3, `${step} pages`);
+      });
+      assert.ok(pages >= 3, `${pages} pages`);
       const stableSeen = seen.filter((name) => name.startsWith('stable '));
       assert.deepEqual(stableSeen, stable.map((id) => `stable ${id}`), 'every stable plant once, in order');
       assert.equal(new Set(seen).size, seen.length, 'no plant twice');
