@@ -146,7 +146,7 @@ export interface paths {
         };
         /**
          * Interactive API reference
-         * @description An HTML page (Swagger UI) rendered from /openapi.json. Every script, stylesheet and image it uses is served by plantstore under /docs/; nothing is fetched from a CDN. A strict Content-Security-Policy allows no inline script or style and no other host. The token given to Authorize stays in this browser until Logout. Public: no token needed.
+         * @description An HTML page (Swagger UI) rendered from /openapi.json. Every script, stylesheet and image it uses is served by plantstore under /docs/; nothing is fetched from a CDN. A strict Content-Security-Policy allows no inline script or style and no other host. The token given to Authorize stays in this browser until Logout. /docs/ answers 308 with Location: /docs. Public: no token needed.
          */
         get: operations["getDocs"];
         put?: never;

@@ -75,6 +75,8 @@ export function docsRoutes(): Record<string, Record<string, Operation>> {
       GET: {
         scope: undefined,
         handle: (ctx) => {
+          // `/docs/` is a common way to type the page's address: send it there.
+          if (ctx.param === '') return void startResponse(ctx, 308).setHeader('location', '/docs').end();
           const asset = assets.get(ctx.param);
           if (asset === undefined) throw errors.routeNotFound();
           startResponse(ctx, 200)

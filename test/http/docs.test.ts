@@ -83,6 +83,15 @@ describe('GET /docs', () => {
     }
   });
 
+  test('/docs/ leads to the page; an unknown asset is 404', async (t) => {
+    const server = await startTestServer(t);
+    const slash = await fetch(`${server.url}/docs/`, { redirect: 'manual' });
+    assert.equal(slash.status, 308);
+    assert.equal(slash.headers.get('location'), '/docs');
+    assert.equal((await fetch(`${server.url}/docs/`)).status, 200, 'followed, it is the page');
+    assert.equal((await fetch(`${server.url}/docs/nothing.js`)).status, 404);
+  });
+
   test('the content security policy lets the page load only from plantstore', async (t) => {
     const server = await startTestServer(t);
     const policy = (await fetch(`${server.url}/docs`)).headers.get('content-security-policy') ?? '';

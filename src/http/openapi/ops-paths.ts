@@ -81,7 +81,8 @@ export function opsPaths(): Record<string, PathItemObject> {
       description:
         'An HTML page (Swagger UI) rendered from /openapi.json. Every script, stylesheet and image it uses is served ' +
         'by plantstore under /docs/; nothing is fetched from a CDN. A strict Content-Security-Policy allows no inline ' +
-        `script or style and no other host. The token given to Authorize stays in this browser until Logout. ${PUBLIC}`,
+        `script or style and no other host. The token given to Authorize stays in this browser until Logout. /docs/ ` +
+        `answers 308 with Location: /docs. ${PUBLIC}`,
       responses: { 200: { description: 'The page.', headers: withRequestId(), content: { 'text/html': { schema: { type: 'string' } } } } },
     }),
     '/docs/{asset}': {
