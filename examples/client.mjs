@@ -17,7 +17,7 @@ const client = new PlantStoreClient({ baseUrl: process.env.PLANTSTORE_URL ?? 'ht
 // Beyond 2^53 a JavaScript number would round these; bigint keeps them exact end to end.
 const plants = [
   { id: -9223372036854775807n, name: 'Welwitschia', tag: 'example' },
-  { id: 9007199254740993n, name: 'Monstera deliciosa', tag: 'example' },
+  { id: 9007199254740995n, name: 'Monstera deliciosa', tag: 'example' },
   { id: 9223372036854775807n, name: 'Dragon tree, "Dracaena"', tag: 'example' },
 ];
 
