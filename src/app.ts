@@ -68,8 +68,11 @@ function singleHeaderLines(rawHeaders: readonly string[]): { host: number; autho
   return count;
 }
 
-/** Refusals a request can meet before the store has checked its token (503: streams busy). */
-const REFUSED_BEFORE_STORE = new Set([400, 413, 415, 429, 503]);
+/**
+ * Refusals a request can meet before the store has checked its token: a bad query, the rate
+ * limit, streams busy. (Body refusals cannot: a route that reads a body confirms its token first.)
+ */
+const REFUSED_BEFORE_STORE = new Set([400, 429, 503]);
 
 /**
  * Runs a request whose token the store checks with its own read. When the request is refused

@@ -1,8 +1,9 @@
 /**
  * The work that waits for the end of the event loop's current turn, so that what the turn's
  * requests asked for is done together: writes committed as one batch, a turn's statements sent
- * as one, then the responses sent back to back. One instance per server; the store, the pipelining and the response batcher
- * each give it their steps, which run in the order FIRST and SECOND give.
+ * as one, then the responses sent back to back. One instance per server; the store, the
+ * pipelining and the response batcher each give it their steps, which run in the order FIRST
+ * and SECOND give.
  */
 
 /** What each step is, by its owner: */

@@ -144,13 +144,9 @@ describe('serve --workers 2 and signals', () => {
     // Stopped as soon as it runs as a worker, the replacement cannot reach its signal handler or
     // listen while the supervisor handles SIGTERM; it gets the supervisor's SIGTERM once it goes
     // on. Not before its exec: the supervisor waits for that.
-    let replacement: number | undefined;
-    const deadline = Date.now() + 5_000;
-    while (replacement === undefined) {
-      replacement = [...workerPids(instance)].find((pid) => !before.has(pid) && isClusterWorker(pid));
-      assert.ok(replacement !== undefined || Date.now() < deadline, 'timed out waiting for a replacement worker');
-      if (replacement === undefined) await new Promise((resolve) => setTimeout(resolve, 1));
-    }
+    let found: number | undefined;
+    await until(() => (found = [...workerPids(instance)].find((pid) => !before.has(pid) && isClusterWorker(pid))) !== undefined, 'a replacement worker', 5_000, 1);
+    const replacement = found as number;
     process.kill(replacement, 'SIGSTOP');
     let resumed = false;
     // A SIGTERM with no handler yet kills even a stopped process: then there is none to resume.

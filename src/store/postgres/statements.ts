@@ -29,8 +29,10 @@ function plantFilter(prefix: string, owner: string, filter: PlantFilter, leading
   return { name, where, values };
 }
 
+/** A row when the token with this digest (a parameter or a column) is stored and unrevoked. */
+const unrevoked = (digest: string): string => `SELECT 1 FROM api_tokens WHERE digest = ${digest} AND revoked_at IS NULL`;
 /** The token row a TokenCheck stands for, if it is stored and unrevoked; its digest is $1. */
-const VALID_TOKEN = 'SELECT 1 FROM api_tokens WHERE digest = $1 AND revoked_at IS NULL';
+const VALID_TOKEN = unrevoked('$1');
 /** One row when the digest $1 is NULL (no token left to check) or VALID_TOKEN finds its token; else none. */
 const TOKEN_GATE = `SELECT 1 WHERE $1::bytea IS NULL OR EXISTS (${VALID_TOKEN})`;
 
@@ -101,7 +103,7 @@ export const sql = {
   validTokens: (digests: Buffer[]): Statement => ({
     name: 'plantstore_valid_tokens',
     text: `SELECT k.n FROM unnest($1::bytea[]) WITH ORDINALITY AS k(digest, n)
-           WHERE EXISTS (SELECT 1 FROM api_tokens a WHERE a.digest = k.digest AND a.revoked_at IS NULL)`,
+           WHERE EXISTS (${unrevoked('k.digest')})`,
     values: [digests],
   }),
   /** One row when the token is valid: the plant, or NULLs when there is none. */
@@ -131,7 +133,7 @@ export const sql = {
     text: `SELECT k.n, p.id, p.name, p.tag
            FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::bytea[]) WITH ORDINALITY AS k(owner, first, lim, digest, n)
            LEFT JOIN LATERAL (SELECT id, name, tag FROM plants WHERE owner = k.owner AND id >= k.first ORDER BY id LIMIT k.lim) p ON true
-           WHERE k.digest IS NULL OR EXISTS (SELECT 1 FROM api_tokens a WHERE a.digest = k.digest AND a.revoked_at IS NULL)
+           WHERE k.digest IS NULL OR EXISTS (${unrevoked('k.digest')})
            ORDER BY k.n, p.id`,
     values: [owners, firsts, limits, digests],
   }),

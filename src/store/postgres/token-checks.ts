@@ -1,7 +1,8 @@
 /**
- * The token checks of one event-loop turn go to PostgreSQL as one statement at its end. A create confirms
- * its token before it reads its body, apart from its insert, so a busy turn holds several; one
- * statement for all of them is less work for plantstore and the database than one each.
+ * The token checks of one event-loop turn go to PostgreSQL as one statement at its end. A create
+ * confirms its token before it reads its body, apart from its insert, so a busy turn holds
+ * several; one statement for all of them is less work for plantstore and the database than one
+ * each.
  */
 import type pg from 'pg';
 import { mapPgErrors } from './pg-errors.js';
