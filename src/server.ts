@@ -39,8 +39,6 @@ export interface RunningServer {
 
 export interface StartOptions {
   logger?: Logger;
-  /** Where the first-start token is printed; stderr by default. */
-  announce?: (text: string) => void;
   /** The process's metrics (one per process, see http/metrics.ts); new ones by default. */
   metrics?: Metrics;
 }
@@ -50,10 +48,10 @@ export interface StartOptions {
  * The commands that make more use DATABASE_URL as the server does: without it they would make
  * tokens in a new ./data/plantstore.db that this server never reads.
  */
-async function bootstrapToken(store: Store, databaseUrl: string, announce: (text: string) => void): Promise<void> {
+async function bootstrapToken(store: Store, databaseUrl: string): Promise<void> {
   const issued = await issueToken(store, { user: 'admin', onlyIfFirst: true });
   if (issued === undefined) return;
-  announce(
+  process.stderr.write(
     [
       '',
       'plantstore: first start, so here is an API token for user "admin" (plants:read plants:write).',
@@ -63,6 +61,7 @@ async function bootstrapToken(store: Store, databaseUrl: string, announce: (text
       '',
       'Make more tokens with: npx plantstore token create --user <name> [--read-only] [--expires-in 30d]',
       ...(databaseUrl === DEFAULT_DATABASE_URL ? [] : ["with this server's DATABASE_URL set (or --database-url), so that they go to its database."]),
+      '',
       '',
     ].join('\n'),
   );
@@ -118,7 +117,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       });
     });
     // Only once the port is ours: a start that cannot listen must not spend the one-time token.
-    if (settings.bootstrapToken) await bootstrapToken(store, settings.databaseUrl, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
+    if (settings.bootstrapToken) await bootstrapToken(store, settings.databaseUrl);
   } catch (error) {
     server.close();
     await rateLimiter?.close();

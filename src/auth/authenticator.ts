@@ -10,7 +10,7 @@ import type { CredentialVerifier, Principal, Scope } from './principal.js';
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /** The token in an Authorization header; throws 401 when there is none or it is malformed. */
-export function bearerToken(header: string | undefined): string {
+function bearerToken(header: string | undefined): string {
   if (header === undefined) throw errors.missingCredentials();
   const space = header.indexOf(' ');
   const scheme = space === -1 ? header : header.slice(0, space);

@@ -15,7 +15,7 @@ export interface CsvRecord {
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /** A field as CSV text, quoted only when it must be. */
-export function csvField(value: string): string {
+function csvField(value: string): string {
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 

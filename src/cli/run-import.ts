@@ -20,7 +20,7 @@ function counts(summary: ImportSummary): string {
 }
 
 /** The summary: the counts, then each conflict and refused line by line number. */
-export function summaryText(summary: ImportSummary): string {
+function summaryText(summary: ImportSummary): string {
   const problems = [
     ...summary.conflicts.map(({ line, id }) => ({ line, text: `conflict: plant ${id} exists with a different name or tag` })),
     ...summary.refused.map(({ line, reason }) => ({ line, text: `refused: ${reason}` })),

@@ -12,21 +12,11 @@ interface ParserError extends Error {
   code?: string;
 }
 
-/** The status and sentence for a parser error, as node's own handler picks the status. */
-function responseFor(error: ParserError): { status: number; reason: string; message: string } {
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, reason: 'Request Header Fields Too Large', message: 'The request headers are larger than the server accepts.' };
-  }
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, reason: 'Request Timeout', message: 'The request was not complete in time.' };
-  }
-  return { status: 400, reason: 'Bad Request', message: 'The request is not well-formed HTTP/1.1.' };
-}
-
-/** The raw bytes of the response to a request the parser rejected. */
+/** The raw bytes of the response to a request the parser rejected, its status as node's own handler picks it. */
 function clientErrorResponse(error: ParserError): string {
-  const { status, reason, message } = responseFor(error);
-  return rawError(status, reason, message);
+  if (error.code === 'HPE_HEADER_OVERFLOW') return rawError(431, 'Request Header Fields Too Large', 'The request headers are larger than the server accepts.');
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return rawError(408, 'Request Timeout', 'The request was not complete in time.');
+  return rawError(400, 'Bad Request', 'The request is not well-formed HTTP/1.1.');
 }
 
 /** An Error response as raw bytes, closing the connection. */

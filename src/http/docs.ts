@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { errors } from '../errors.js';
 import { startResponse } from './respond.js';
-import type { Operation } from './router.js';
+import { publicGet, type Operation } from './router.js';
 
 const JS = 'text/javascript; charset=utf-8';
 
@@ -63,29 +63,19 @@ function loadAssets(): Map<string, { type: string; body: Buffer }> {
 export function docsRoutes(): Record<string, Record<string, Operation>> {
   const assets = loadAssets();
   return {
-    '/docs': {
-      GET: {
-        scope: undefined,
-        handle: (ctx) => {
-          startResponse(ctx, 200).setHeader('content-type', 'text/html; charset=utf-8').setHeader('content-security-policy', DOCS_CSP).end(PAGE);
-        },
-      },
-    },
-    '/docs/{asset}': {
-      GET: {
-        scope: undefined,
-        handle: (ctx) => {
-          // `/docs/` is a common way to type the page's address: send it there.
-          if (ctx.param === '') return void startResponse(ctx, 308).setHeader('location', '/docs').end();
-          const asset = assets.get(ctx.param);
-          if (asset === undefined) throw errors.routeNotFound();
-          startResponse(ctx, 200)
-            .setHeader('content-type', asset.type)
-            .setHeader('content-security-policy', DOCS_CSP)
-            .setHeader('cache-control', 'public, max-age=3600')
-            .end(asset.body);
-        },
-      },
-    },
+    '/docs': publicGet((ctx) => {
+      startResponse(ctx, 200).setHeader('content-type', 'text/html; charset=utf-8').setHeader('content-security-policy', DOCS_CSP).end(PAGE);
+    }),
+    '/docs/{asset}': publicGet((ctx) => {
+      // `/docs/` is a common way to type the page's address: send it there.
+      if (ctx.param === '') return void startResponse(ctx, 308).setHeader('location', '/docs').end();
+      const asset = assets.get(ctx.param);
+      if (asset === undefined) throw errors.routeNotFound();
+      startResponse(ctx, 200)
+        .setHeader('content-type', asset.type)
+        .setHeader('content-security-policy', DOCS_CSP)
+        .setHeader('cache-control', 'public, max-age=3600')
+        .end(asset.body);
+    }),
   };
 }

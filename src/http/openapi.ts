@@ -60,8 +60,3 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
     },
   };
 }
-
-/** The document as the JSON text that GET /openapi.json sends; called once at start. */
-export function openApiJson(options: OpenApiOptions = {}): string {
-  return JSON.stringify(openApiDocument(options));
-}

@@ -1,21 +1,16 @@
 /** Routes that need no token: health, readiness, metrics, the OpenAPI document and its docs page. */
 import type { Store } from '../store/store.js';
 import { errors } from '../errors.js';
-import type { RequestContext } from './context.js';
 import { docsRoutes } from './docs.js';
 import type { Metrics } from './metrics.js';
-import { openApiJson } from './openapi.js';
+import { openApiDocument } from './openapi.js';
 import { sendJson, startResponse } from './respond.js';
-import type { Operation } from './router.js';
+import { publicGet, type Operation } from './router.js';
 
 const READINESS_TIMEOUT_MS = 2000;
 
-function publicGet(handle: (ctx: RequestContext) => Promise<void> | void): Record<string, Operation> {
-  return { GET: { scope: undefined, handle } };
-}
-
 export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number): Record<string, Record<string, Operation>> {
-  const openapi = openApiJson({ bodyLimit });
+  const openapi = JSON.stringify(openApiDocument({ bodyLimit }));
   return {
     '/healthz': publicGet((ctx) => sendJson(ctx, 200, '{"status":"ok"}')),
     '/readyz': publicGet(async (ctx) => {

@@ -11,6 +11,11 @@ import type { AuthorizedHandler, Handler } from './context.js';
  */
 export type Operation = { scope: undefined; handle: Handler } | { scope: Scope; handle: AuthorizedHandler; readsBody?: boolean };
 
+/** A GET (and so HEAD) that needs no token. */
+export function publicGet(handle: Handler): Record<string, Operation> {
+  return { GET: { scope: undefined, handle } };
+}
+
 export interface Route {
   /** The template, also the metrics label: `/plants/{id}`. */
   template: string;

@@ -20,14 +20,9 @@ export interface TokenRecord {
   revokedAt: Date | null;
 }
 
-export interface NewTokenRecord {
-  id: string;
+export interface NewTokenRecord extends Omit<TokenRecord, 'lastUsedAt' | 'revokedAt'> {
   /** SHA-256 of the token, hex. */
   digest: string;
-  user: string;
-  scopes: Scope[];
-  createdAt: Date;
-  expiresAt: Date | null;
 }
 
 /** created: stored now; unchanged: the same plant was already stored; conflict: another plant holds the id. */

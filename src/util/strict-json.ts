@@ -14,7 +14,7 @@ export class JsonNumber {
 }
 
 export type JsonValue = string | boolean | null | JsonNumber | JsonValue[] | JsonObject;
-export type JsonObject = Map<string, JsonValue>;
+type JsonObject = Map<string, JsonValue>;
 
 export class JsonSyntaxError extends Error {}
 

@@ -16,7 +16,7 @@ const CONTROL_CLASS = '\\u0000-\\u001F\\u007F';
 export const WHITE_SPACE_CLASS = '\\u0020\\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000';
 
 /** No control character anywhere, and at least one character that is not white space. */
-export const TEXT_PATTERN = `^[^${CONTROL_CLASS}]*[^${CONTROL_CLASS}${WHITE_SPACE_CLASS}][^${CONTROL_CLASS}]*$`;
+const TEXT_PATTERN = `^[^${CONTROL_CLASS}]*[^${CONTROL_CLASS}${WHITE_SPACE_CLASS}][^${CONTROL_CLASS}]*$`;
 
 /** Every status an Error body can carry: the API's, and those of what the HTTP parser refuses (408, 417, 431). */
 const ERROR_STATUSES = [400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 429, 431, 500, 503] as const;

@@ -47,21 +47,15 @@ async function limitEdge(db: Database.Database, owner: string, query: ListQuery,
   }
 }
 
-export interface SnapshotOptions {
-  maxConnections?: number;
-}
-
 export class SnapshotStreams {
   private readonly idle = new Map<Database.Database, NodeJS.Timeout>();
   private inUse = 0;
-  private readonly maxConnections: number;
 
   constructor(
     private readonly path: string,
-    options: SnapshotOptions = {},
-  ) {
-    this.maxConnections = options.maxConnections ?? DEFAULT_SNAPSHOT_CONNECTIONS;
-  }
+    /** Most snapshot connections open at once. */
+    private readonly maxConnections = DEFAULT_SNAPSHOT_CONNECTIONS,
+  ) {}
 
   private take(): Database.Database {
     for (const [db, timer] of this.idle) {

@@ -91,7 +91,7 @@ export class SqliteStore implements Store {
       return results;
     };
     this.writes = new WriteBatcher(runBatch, endOfTurn, options.onWriteBatch);
-    this.snapshots = new SnapshotStreams(path, { maxConnections: options.streamConnections });
+    this.snapshots = new SnapshotStreams(path, options.streamConnections);
   }
 
   async migrate(): Promise<number> {
