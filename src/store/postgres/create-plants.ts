@@ -67,30 +67,40 @@ async function createMany(pool: pg.Pool, batch: PendingCreate[], results: (Creat
   }
 }
 
-/** The batch writer for CreateBatcher: settles every create of the batch and never throws. */
+/**
+ * The batch writer for CreateBatcher: settles every create of the batch and never throws. The
+ * creates the batch left unsettled go alone, one at a time (a failed batch must not become
+ * hundreds of statements at once on a struggling database), until one finds it unavailable.
+ */
 export function writeCreates(pool: pg.Pool): (batch: PendingCreate[]) => Promise<void> {
   return async (batch) => {
     const results: (CreateResult | undefined)[] = batch.map(() => undefined);
-    /** Why the creates not settled yet fail, when the connection did (not a statement). */
-    let unreachable: unknown;
+    /** Why the creates not settled yet fail: the connection did, or the database cannot serve. */
+    let unavailable: unknown;
     try {
       await createMany(pool, batch, results);
     } catch (error) {
       // One value PostgreSQL refuses (or a timeout) fails the whole statement: alone, each
       // create not settled yet gets its own answer.
-      if (!isDatabaseError(error)) unreachable = toStoreError(error);
+      if (!isDatabaseError(error)) unavailable = toStoreError(error);
     }
-    await Promise.all(
-      batch.map(async (item, index) => {
-        const result = results[index];
-        if (result !== undefined) return item.resolve(result);
-        if (unreachable !== undefined) return item.reject(unreachable);
-        try {
-          item.resolve(await createOne(pool, item.owner, item.plant));
-        } catch (error) {
-          item.reject(error);
-        }
-      }),
-    );
+    const alone: PendingCreate[] = [];
+    batch.forEach((item, index) => {
+      const result = results[index];
+      if (result === undefined) alone.push(item);
+      else item.resolve(result);
+    });
+    for (const item of alone) {
+      if (unavailable !== undefined) {
+        item.reject(unavailable);
+        continue;
+      }
+      try {
+        item.resolve(await createOne(pool, item.owner, item.plant));
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) unavailable = error;
+        item.reject(error);
+      }
+    }
   };
 }
