@@ -174,6 +174,9 @@ for (const kind of storeKinds()) {
       await create(user, '{"id":1,"name":"Fern"}');
       const created = await user.request('/plants?dryRun=true', { method: 'POST', json: '{"id":2,"name":"Moss"}' });
       assert.ok(((await assertError(created, 400, 'POST')).message as string).includes('dryRun'));
+      // The parameter is judged before the media type: 400, not 415.
+      const textBody = await user.request('/plants?dryRun=true', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"id":2,"name":"Moss"}' });
+      assert.ok(((await assertError(textBody, 400, 'POST text/plain')).message as string).includes('dryRun'));
       const deleted = await user.request('/plants/1?force=1', { method: 'DELETE' });
       assert.ok(((await assertError(deleted, 400, 'DELETE')).message as string).includes('force'));
       assert.equal((await getText(user, '/plants')).text, '[{"name":"Fern"}]');

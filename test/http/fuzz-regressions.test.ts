@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { rawExchange } from '../helpers/raw-http.js';
+import { rawExchangeClosed } from '../helpers/raw-http.js';
 import { startTestServer, storeKinds } from '../helpers/server.js';
 
 /** Parses a raw HTTP/1.1 answer into its status, headers and body. */
@@ -71,19 +71,19 @@ for (const kind of storeKinds()) {
 
     test('a header line without a colon → 400 Error body, not a bare 400', async (t) => {
       const server = await startTestServer(t, kind);
-      const answer = await rawExchange(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n');
+      const answer = await rawExchangeClosed(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n');
       assertRawError(answer, 400, 'bad header');
     });
 
     test('a request line that is not HTTP → 400 Error body', async (t) => {
       const server = await startTestServer(t, kind);
-      assertRawError(await rawExchange(server.url, 'GARBAGE\r\n\r\n'), 400, 'garbage');
-      assertRawError(await rawExchange(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'), 400, 'two lengths');
+      assertRawError(await rawExchangeClosed(server.url, 'GARBAGE\r\n\r\n'), 400, 'garbage');
+      assertRawError(await rawExchangeClosed(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'), 400, 'two lengths');
     });
 
     test('a body sent without Content-Length: the request is answered, then the stray bytes get a 400 Error', async (t) => {
       const server = await startTestServer(t, kind);
-      const answer = await rawExchange(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n{}');
+      const answer = await rawExchangeClosed(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n{}');
       const second = answer.indexOf('HTTP/1.1 400');
       assert.match(answer, /^HTTP\/1\.1 200 /, JSON.stringify(answer.slice(0, 80)));
       assert.ok(second > 0, JSON.stringify(answer));
@@ -94,36 +94,36 @@ for (const kind of storeKinds()) {
       const server = await startTestServer(t, kind);
       const user = await server.user();
       const head = (method: string) => `${method} /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n`;
-      assertRawError(await rawExchange(server.url, head('GET')), 400, 'GET');
-      assertRawError(await rawExchange(server.url, `${head('POST')}{"id":1,"name":"Fern"}`), 400, 'POST');
+      assertRawError(await rawExchangeClosed(server.url, head('GET')), 400, 'GET');
+      assertRawError(await rawExchangeClosed(server.url, `${head('POST')}{"id":1,"name":"Fern"}`), 400, 'POST');
       assert.equal(await (await user.request('/plants')).text(), '[]');
     });
 
     test('CONNECT → 400 Error body (plantstore is no proxy), not a dropped connection', async (t) => {
       const server = await startTestServer(t, kind);
-      const answer = await rawExchange(server.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+      const answer = await rawExchangeClosed(server.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
       assertRawError(answer, 400, 'CONNECT');
     });
 
     test('an Expect other than 100-continue → 417 Error body, not a bare 417, with the client’s X-Request-Id', async (t) => {
       const server = await startTestServer(t, kind);
-      const answer = await rawExchange(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nX-Request-Id: trace-417\r\n\r\n');
+      const answer = await rawExchangeClosed(server.url, 'GET /plants HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nX-Request-Id: trace-417\r\n\r\n');
       assertRawError(answer, 417, 'Expect');
       assert.match(answer, /^x-request-id: trace-417\r$/im);
     });
 
     test('headers larger than the parser accepts → 431 Error body', async (t) => {
       const server = await startTestServer(t, kind);
-      const answer = await rawExchange(server.url, `GET /plants HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`);
+      const answer = await rawExchangeClosed(server.url, `GET /plants HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`);
       assertRawError(answer, 431, 'header overflow');
     });
 
     test('an HTTP/1.1 request without Host → 400 Error body; HTTP/1.0 needs none', async (t) => {
       const server = await startTestServer(t, kind);
-      const missing = await rawExchange(server.url, 'GET /plants HTTP/1.1\r\n\r\n');
+      const missing = await rawExchangeClosed(server.url, 'GET /plants HTTP/1.1\r\n\r\n');
       assertRawError(missing, 400, 'missing Host');
       assert.match(JSON.parse(parseAnswer(missing).body).message as string, /Host/);
-      const old = parseAnswer(await rawExchange(server.url, 'GET /healthz HTTP/1.0\r\n\r\n'));
+      const old = parseAnswer(await rawExchangeClosed(server.url, 'GET /healthz HTTP/1.0\r\n\r\n'));
       assert.equal(old.status, 200);
     });
 
@@ -137,18 +137,18 @@ for (const kind of storeKinds()) {
         ['POST /plants', `${auth}\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2`, /more than one Content-Type header/],
       ] as const;
       for (const [line, headers, message] of cases) {
-        const answer = await rawExchange(server.url, `${line} HTTP/1.1\r\nHost: x\r\n${headers}\r\n\r\n{}`);
+        const answer = await rawExchangeClosed(server.url, `${line} HTTP/1.1\r\nHost: x\r\n${headers}\r\n\r\n{}`);
         assertRawError(answer, 400, `${line} with ${headers}`);
         assert.match(JSON.parse(parseAnswer(answer).body).message as string, message);
       }
-      const one = parseAnswer(await rawExchange(server.url, `GET /plants HTTP/1.1\r\nHost: x\r\n${auth}\r\nConnection: close\r\n\r\n`));
+      const one = parseAnswer(await rawExchangeClosed(server.url, `GET /plants HTTP/1.1\r\nHost: x\r\n${auth}\r\nConnection: close\r\n\r\n`));
       assert.equal(one.status, 200, 'one of each is fine');
     });
 
     test('a request with two Host lines → 400 Error body, even when they agree', async (t) => {
       const server = await startTestServer(t, kind);
       for (const hosts of ['Host: a\r\nHost: b', 'Host: a\r\nhost: a']) {
-        const answer = await rawExchange(server.url, `GET /healthz HTTP/1.1\r\n${hosts}\r\n\r\n`);
+        const answer = await rawExchangeClosed(server.url, `GET /healthz HTTP/1.1\r\n${hosts}\r\n\r\n`);
         assertRawError(answer, 400, hosts);
         assert.match(JSON.parse(parseAnswer(answer).body).message as string, /exactly one Host/);
       }
