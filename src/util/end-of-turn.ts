@@ -2,8 +2,8 @@
  * The work that waits for the end of the event loop's current turn, so that what the turn's
  * requests asked for is done together: writes committed as one batch, a turn's statements sent
  * as one, then the responses sent back to back. One instance per server; the store, the
- * pipelining and the response batcher each give it their steps, which run in the order FIRST
- * and SECOND give.
+ * pipelining and the response batcher each give it their steps, which run in the order
+ * IN_FIRST_IMMEDIATE and IN_SECOND_IMMEDIATE give.
  */
 
 /** What each step is, by its owner: */
@@ -22,9 +22,9 @@ export type EndOfTurnStep =
   | 'sendResponses';
 
 /** The order the steps run in: these in the first immediate, */
-const FIRST: readonly EndOfTurnStep[] = ['takeWriteAnswer', 'startWaitingRequests'];
+const IN_FIRST_IMMEDIATE: readonly EndOfTurnStep[] = ['takeWriteAnswer', 'startWaitingRequests'];
 /** and these in the second. */
-const SECOND: readonly EndOfTurnStep[] = ['sendWrites', 'sendQueries', 'endReads', 'sendResponses'];
+const IN_SECOND_IMMEDIATE: readonly EndOfTurnStep[] = ['sendWrites', 'sendQueries', 'endReads', 'sendResponses'];
 
 export class EndOfTurn {
   private readonly steps = new Map<EndOfTurnStep, () => void>();
@@ -63,7 +63,7 @@ export class EndOfTurn {
 
   private readonly start = (): void => {
     this.started = true;
-    this.runAll(FIRST);
+    this.runAll(IN_FIRST_IMMEDIATE);
   };
 
   private readonly finish = (): void => {
@@ -72,7 +72,7 @@ export class EndOfTurn {
       this.startAgain = false;
       this.schedule();
     }
-    this.runAll(SECOND);
+    this.runAll(IN_SECOND_IMMEDIATE);
   };
 
   /**

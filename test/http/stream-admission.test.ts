@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../src/errors.js';
 import { StreamAdmission } from '../../src/http/stream-admission.js';
-import { StreamShare, streamShare } from '../../src/store/postgres/stream-share.js';
+import { StreamShare, maxStreamConnections } from '../../src/store/postgres/stream-share.js';
 import type { PlantStream } from '../../src/store/store.js';
 
 function refusal(run: () => unknown): ApiError {
@@ -37,7 +37,7 @@ describe('stream admission', () => {
 
 describe('the pool share of streams', () => {
   test('keeps a quarter of the pool, at least one connection, for everything else', () => {
-    assert.deepEqual([2, 3, 4, 5, 10, 20, 100].map(streamShare), [1, 2, 3, 3, 7, 15, 75]);
+    assert.deepEqual([2, 3, 4, 5, 10, 20, 100].map(maxStreamConnections), [1, 2, 3, 3, 7, 15, 75]);
   });
 
   const fakeStream = (): PlantStream => ({ nextAfter: undefined, next: () => [], close: () => undefined });

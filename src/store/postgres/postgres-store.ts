@@ -21,7 +21,7 @@ import type { PoolStats } from './pool-metrics.js';
 import { toTokenRecord, type TokenRow } from '../token-row.js';
 import { toStoredPlant, type PlantRow } from './rows.js';
 import { sql } from './statements.js';
-import { StreamShare, streamShare } from './stream-share.js';
+import { StreamShare, maxStreamConnections } from './stream-share.js';
 
 export interface PostgresStoreOptions extends PoolOptions {
   /** Told of each group commit of creates: how many it held, and the seconds it took. */
@@ -53,7 +53,7 @@ export class PostgresStore implements Store {
     this.maxConnections = options.size;
     const endOfTurn = options.endOfTurn ?? new EndOfTurn();
     this.creates = new CreateBatcher(writeCreates(this.pool), endOfTurn.schedule, options.onWriteBatch);
-    this.streams = new StreamShare(streamShare(options.size));
+    this.streams = new StreamShare(maxStreamConnections(options.size));
     this.pages = new PageBatcher(this.pool, endOfTurn.schedule);
     this.tokenChecks = new TokenChecks(this.pool, endOfTurn.schedule);
     endOfTurn.set('sendQueries', () => {

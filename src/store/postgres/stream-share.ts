@@ -10,7 +10,7 @@ import type { PlantStream } from '../store.js';
 import { POOL_WAIT_MS } from './pool.js';
 
 /** Connections streams may hold at once out of a pool of `poolSize` (2 or more). */
-export function streamShare(poolSize: number): number {
+export function maxStreamConnections(poolSize: number): number {
   return poolSize - Math.max(1, Math.ceil(poolSize / 4));
 }
 
