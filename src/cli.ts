@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { expiryAfter, isApiToken, issueToken } from './auth/api-tokens.js';
+import { expiryAfter, isApiToken, isTokenId, issueToken } from './auth/api-tokens.js';
 import { parseDuration } from './util/duration.js';
 import { UserNameError, normalizeUserName, shownUserName } from './auth/user-name.js';
 import { CommanderError, UsageError, USAGE_EXIT_CODE, commanderExitCode, configureUsageErrors, withDefaultCommand } from './cli/usage.js';
@@ -164,8 +164,9 @@ settingOptions(
 
 settingOptions(token.command('revoke').description('revoke a token by its id (from token list); effective on the next request').argument('<token-id>'), DATABASE_SETTINGS).action(
   async (id: string, _options, command: Command) => {
-    // Not echoed: a token pasted here is still a secret, and stderr may go to a log.
+    // Not echoed: a token (or a JWT) pasted here is still a secret, and stderr may go to a log.
     if (isApiToken(id)) throw new UsageError('that is a token, not its id: revoke takes the ID that token list shows');
+    if (!isTokenId(id)) throw new UsageError('that is not a token id (tok_ and 12 hex digits): revoke takes the ID that token list shows');
     const revoked = await withStore(command, (store) => store.revokeToken(id, new Date()));
     if (!revoked) fail(`no active token has the id ${id}`);
     process.stdout.write(`revoked ${id}\n`);

@@ -10,11 +10,17 @@ import { READ, WRITE, type CredentialVerifier, type Principal, type Scope } from
 
 const TOKEN_PREFIX = 'pst_';
 const TOKEN_SHAPE = /^pst_[A-Za-z0-9_-]{43}$/;
+const TOKEN_ID_SHAPE = /^tok_[0-9a-f]{12}$/;
 const TOUCH_INTERVAL_MS = 60_000;
 
 /** Whether `text` is (or starts like) a plantstore token, a secret not to be echoed. */
 export function isApiToken(text: string): boolean {
   return text.startsWith(TOKEN_PREFIX);
+}
+
+/** Whether `text` has the shape of a token id (what `token list` shows and `token revoke` takes). */
+export function isTokenId(text: string): boolean {
+  return TOKEN_ID_SHAPE.test(text);
 }
 
 /** The SHA-256 digest of a token, hex; crypto.hash (Node ≥ 20.12) where it exists, for it is the cheaper call. */

@@ -134,6 +134,15 @@ describe('plantstore token revoke', () => {
     assert.equal(revoked.stderr, 'plantstore: that is a token, not its id: revoke takes the ID that token list shows\n');
     assert.ok(!revoked.stdout.includes(token));
   });
+
+  test('anything else that is not a token id is refused without being echoed: a pasted secret may not start with pst_', async (t) => {
+    const databaseUrl = database(t);
+    for (const pasted of [' pst_secret-with-a-space', 'Bearer pst_secret', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl', 'tok_ABC']) {
+      const revoked = await runCli(['token', 'revoke', pasted, '--database-url', databaseUrl]);
+      assert.equal(revoked.code, 2, pasted);
+      assert.equal(revoked.stderr, 'plantstore: that is not a token id (tok_ and 12 hex digits): revoke takes the ID that token list shows\n', pasted);
+    }
+  });
 });
 
 describe('plantstore --help', () => {
