@@ -21,15 +21,18 @@ const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;
 const POLICY = '"owner"';
 
 /**
- * What is wrong when `error` is Redis refusing the database number REDIS_URL names: ioredis
- * sends SELECT on each connect, reports Redis' answer as an 'error' event, then calls the
- * connection ready. Undefined for any other error.
+ * What is wrong when `error` is Redis refusing what REDIS_URL asks for: its login (a wrong user
+ * or password, or none where Redis wants one), or its database number (ioredis sends SELECT on
+ * each connect, reports Redis' answer as an 'error' event, then calls the connection ready).
+ * Undefined for any other error.
  */
-function refusedDatabase(error: Error, url: string): string | undefined {
-  if ((error as { command?: { name?: unknown } }).command?.name !== 'select') return undefined;
+function refusal(error: Error, url: string): string | undefined {
   const { hostname, port, pathname, searchParams } = new URL(url);
+  const redis = `Redis at ${hostname}:${port || '6379'}`;
+  if (/^(WRONGPASS|NOAUTH|NOPERM)\b/.test(error.message)) return `${redis} refused the login (${error.message}); fix the user name or password in REDIS_URL`;
+  if ((error as { command?: { name?: unknown } }).command?.name !== 'select') return undefined;
   const database = pathname.slice(1) || searchParams.get('db');
-  return `Redis at ${hostname}:${port || '6379'} has no database ${database} (${error.message}); set REDIS_URL to one of its database numbers (0 to 15 by default)`;
+  return `${redis} has no database ${database} (${error.message}); set REDIS_URL to one of its database numbers (0 to 15 by default)`;
 }
 
 /** What one request took from its owner's quota. */
@@ -142,11 +145,11 @@ function redisCounter(url: string, counting: { points: number; duration: number;
     };
   });
   redis.on('error', (error: Error) => {
-    const refused = refusedDatabase(error, url);
-    // At start the refusal stops the start. Later (a Redis restarted with fewer databases) it is
-    // no outage: ioredis goes on, on database 0, so say what is wrong rather than "does not answer".
+    const refused = refusal(error, url);
+    // At start the refusal stops the start. Later (a Redis restarted with fewer databases or
+    // another password) it is no outage but a setting to fix: say so rather than "does not answer".
     if (refused === undefined) goLocal(error.message, true);
-    else if (startSettled && state !== 'closed') logger.error({ reason: refused }, 'Redis refuses the database REDIS_URL names');
+    else if (startSettled && state !== 'closed') logger.error({ reason: refused }, 'Redis refuses what REDIS_URL asks for');
     settleStart(refused);
   });
   redis.on('ready', () => {

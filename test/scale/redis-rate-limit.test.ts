@@ -168,6 +168,18 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     });
   }
 
+  test('a REDIS_URL whose login Redis refuses stops the start with one line naming REDIS_URL, never its password', { timeout: 15_000 }, async (t) => {
+    const { databaseUrl } = await databaseWithToken(t);
+    const url = new URL(redisUrl as string);
+    url.username = 'no-such-user';
+    url.password = 'secret-password';
+    const result = await runCli(['serve', '--port', '0'], serverEnv(databaseUrl, '3/1h', url.href));
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /^plantstore: cannot use Redis: Redis at \S+ refused the login \(WRONGPASS [^)]*\); fix the user name or password in REDIS_URL\n$/);
+    assert.doesNotMatch(result.stderr + result.stdout, /secret-password/);
+    assert.doesNotMatch(result.stdout, /Redis does not answer|plantstore is listening/);
+  });
+
   test('when Redis goes away mid-run the service keeps serving, and counts in Redis again once it is back', async (t) => {
     const { proxy, instance, get } = await serverThroughProxy(t, '10/1h');
     const before = [];
