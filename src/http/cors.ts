@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id';
-const EXPOSED_HEADERS = 'Link, Location, X-Request-Id, WWW-Authenticate, Retry-After';
+/** What a browser's script may read: every header the contract gives a meaning to. */
+const EXPOSED_HEADERS = 'Link, Location, X-Request-Id, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy';
 
 /**
  * CORS headers for the origins listed in CORS_ORIGINS only (none by default); a preflight
