@@ -143,8 +143,14 @@ export function durationSetting(text: string): number {
 
 function redisUrl(raw: string): string {
   if (!/^rediss?:\/\/[^/]/.test(raw) || !URL.canParse(raw)) throw new Error('must be redis://host:port or rediss://…');
+  const { pathname, searchParams } = new URL(raw);
   // The path is the database number; the client would send anything else to Redis as SELECT NaN.
-  if (!/^(\/[0-9]{0,5})?$/.test(new URL(raw).pathname)) throw new Error('must be redis://host:port or redis://host:port/<database number>');
+  if (!/^(\/[0-9]{0,5})?$/.test(pathname)) throw new Error('must be redis://host:port or redis://host:port/<database number>');
+  // The client takes every query parameter as an option over its own: `commandTimeout` or
+  // `enableOfflineQueue` there would undo what keeps requests from waiting on a lost Redis.
+  for (const [name, value] of searchParams) {
+    if (name !== 'db' || !/^[0-9]{1,5}$/.test(value)) throw new Error('takes no query parameters but db=<database number>');
+  }
   return raw;
 }
 

@@ -44,5 +44,9 @@ test('REDIS_URL must be a redis:// or rediss:// address; its password never show
   for (const database of ['abc', '1/2', '-1']) {
     assert.throws(() => loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: `redis://cache:6379/${database}` }), /REDIS_URL=.* must be redis:\/\/host:port or redis:\/\/host:port\/<database number>/);
   }
+  assert.equal(loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: 'redis://cache:6379?db=3' }).redisUrl, 'redis://cache:6379?db=3');
+  for (const query of ['db=abc', 'commandTimeout=60000', 'enableOfflineQueue=true', 'db=1&maxRetriesPerRequest=20']) {
+    assert.throws(() => loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: `redis://cache:6379?${query}` }), /REDIS_URL=.* takes no query parameters but db=<database number>/, query);
+  }
   assert.throws(() => loadSettings({ STREAMS_PER_OWNER: '0' }), /STREAMS_PER_OWNER="0" must be a whole number from 1/);
 });
