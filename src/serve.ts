@@ -64,12 +64,18 @@ function onFirstSignal(handle: (signal: NodeJS.Signals) => void): () => void {
 /**
  * Runs a start step again while the database cannot be reached, so that instances started
  * before their database (or during its restart) come up by themselves once it answers.
- * A signal meanwhile ends the wait and the process, with status 0: nothing was in flight.
+ * A signal between attempts ends the wait and the process, with status 0: nothing is in flight.
+ * A signal during an attempt lets it finish: once it has started a server, the caller drains it.
  */
 async function whenDatabaseAnswers<T>(settings: Settings, logger: Logger, step: () => Promise<T>): Promise<T> {
   // An embedded database that cannot be opened (a directory, no permission) will not heal by waiting.
   if (settings.databaseUrl.startsWith('sqlite:')) return step();
-  const stopWaiting = onFirstSignal(() => process.exit(0));
+  let signalled = false;
+  let endWait = () => {};
+  const stopListening = onFirstSignal(() => {
+    signalled = true;
+    endWait();
+  });
   try {
     for (let delay = 500; ; delay = Math.min(delay * 2, START_RETRY_MAX_MS)) {
       try {
@@ -77,12 +83,17 @@ async function whenDatabaseAnswers<T>(settings: Settings, logger: Logger, step: 
       } catch (error) {
         // A missing database or a refused login stays so: stop now, with the line that says which.
         if (!(error instanceof StoreUnavailableError) || isPermanentDatabaseFailure(error)) throw error;
+        if (signalled) process.exit(0);
         logger.warn({ reason: briefReason(error), retryInMs: delay }, 'the database does not answer; retrying the start');
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await new Promise<void>((resolve) => {
+          endWait = resolve;
+          setTimeout(resolve, delay);
+        });
+        if (signalled) process.exit(0);
       }
     }
   } finally {
-    stopWaiting();
+    stopListening();
   }
 }
 

@@ -6,13 +6,15 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
+import pg from 'pg';
 import { CLI, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
 import { postgresWithoutTls, postgresWithTls, refusingPostgres } from '../helpers/refusing-postgres.js';
 import { postgresUrlOrSkipReason, tempDir } from '../helpers/server.js';
 import { unprivileged } from '../helpers/unprivileged.js';
+import { storeFactories } from '../store/store-factories.js';
 
 const postgres = postgresUrlOrSkipReason();
 
@@ -24,6 +26,28 @@ function onlyLine(result: CliResult): string {
   assert.doesNotMatch(result.stderr, /\n\s+at |Error:/, 'no stack trace');
   assert.doesNotMatch(result.stdout, /pst_/);
   return lines[0] ?? '';
+}
+
+/** A port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** Whether something accepts connections on `port`. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 async function occupiedPort(t: TestContext): Promise<number> {
@@ -210,5 +234,47 @@ describe('PostgreSQL refusing the start', () => {
       assert.doesNotMatch(line, /stack|s3cret/);
       assert.match(line, /"reason":"ECONNREFUSED".*"msg":"the database does not answer; retrying the start"/);
     }
+  });
+
+  test('SIGTERM while the first-start token is being stored, after the port opened: a request in flight is answered, then exit 0', { skip: postgres.reason, timeout: 30_000 }, async (t) => {
+    const factory = storeFactories().find((candidate) => candidate.kind === 'postgres');
+    assert.ok(factory !== undefined);
+    const databaseUrl = await factory.freshUrl(t);
+    assert.equal((await runCli(['migrate', '--database-url', databaseUrl])).code, 0);
+    // The token table locked: the first-start token's insert, and any token lookup, wait for it.
+    const locker = new pg.Client({ connectionString: databaseUrl });
+    await locker.connect();
+    t.after(() => locker.end());
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE api_tokens IN ACCESS EXCLUSIVE MODE');
+
+    const port = await freePort();
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port)], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const exited = once(child, 'exit') as Promise<[number | null]>;
+    t.after(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const deadline = Date.now() + 15_000;
+    while (!(await accepts(port))) {
+      assert.ok(Date.now() < deadline, `the server to listen: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    // In flight: its token lookup waits for the lock, as the first-start token does.
+    const inFlight = fetch(`http://127.0.0.1:${port}/plants`, { headers: { authorization: `Bearer pst_${'a'.repeat(43)}` } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await locker.query('ROLLBACK');
+    const response = await inFlight;
+    assert.equal(response.status, 401, 'the request in flight is answered');
+    const [code] = await exited;
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /here is an API token/, 'the first-start token was stored and shown');
   });
 });
