@@ -96,7 +96,10 @@ export class PlantStoreClient {
     } while (after !== undefined);
   }
 
-  /** Deletes the caller's plant; throws PlantStoreError 404 when it has none. */
+  /**
+   * Deletes the caller's plant; throws PlantStoreError 404 when it has none. A 404 to a retry
+   * after a 503 is no error: the 503 may have come after the delete was made.
+   */
   async deletePlant(id: PlantId): Promise<void> {
     await this.send('DELETE', this.url(`plants/${idText(id)}`));
   }
@@ -115,10 +118,13 @@ export class PlantStoreClient {
   private async send(method: string, url: string, body?: string): Promise<{ status: number; text: string; link: string | null }> {
     const headers: Record<string, string> = { authorization: this.authorization, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    let unavailable = false;
     for (let attempt = 0; ; attempt++) {
       const response = await this.fetch(url, { method, headers, body });
       const text = await response.text();
       if (response.ok) return { status: response.status, text, link: response.headers.get('link') };
+      if (method === 'DELETE' && response.status === 404 && unavailable) return { status: 204, text: '', link: null };
+      unavailable ||= response.status === 503;
       if ((response.status === 503 || response.status === 429) && attempt < this.retries) {
         const delay = retryDelayMs(response.headers.get('retry-after'), attempt);
         if (delay <= this.maxRetryDelayMs) {

@@ -77,6 +77,21 @@ describe('PlantStoreClient retries', () => {
     assert.equal(seen.length, 3);
   });
 
+  test('a delete retried after a 503 that answers 404 is done: the 503 may have come after the delete; after a 429 the 404 stands', async (t) => {
+    const notFound = (res: ServerResponse) => json(res, 404, { error: 404, message: 'No plant with this id exists.' });
+    const { url, seen } = await scriptedServer(t, [
+      unavailable('0'),
+      notFound,
+      (res) => json(res, 429, { error: 429, message: 'Too many requests.' }, { 'retry-after': '0' }),
+      notFound,
+    ]);
+    const client = new PlantStoreClient({ baseUrl: url, token: 'pst_abc' });
+    await client.deletePlant(7n);
+    assert.equal(seen.length, 2);
+    await assert.rejects(client.deletePlant(7n), { status: 404 });
+    assert.equal(seen.length, 4);
+  });
+
   test('a Retry-After longer than maxRetryDelayMs is thrown at once', async (t) => {
     const { url, seen } = await scriptedServer(t, [unavailable('3600')]);
     await assert.rejects(new PlantStoreClient({ baseUrl: url, token: 'pst_abc' }).getPlant(1n), { status: 503 });
