@@ -21,7 +21,9 @@ function width(text: string): number {
 /** A table with a header: ids right-aligned, names and tags left-aligned; a plant without a tag has an empty cell. */
 export function plantTable(plants: readonly Plant[]): string {
   const rows = [['ID', 'NAME', 'TAG'], ...plants.map((plant) => [plant.id.toString(), plant.name, plant.tag ?? ''])];
-  const widths = [0, 1].map((column) => Math.max(...rows.map((row) => width(row[column] ?? ''))));
+  // A loop, not Math.max(...): a list of hundreds of thousands of plants would overflow the stack.
+  const widths = [0, 0];
+  for (const row of rows) for (const column of [0, 1]) widths[column] = Math.max(widths[column] ?? 0, width(row[column] ?? ''));
   let out = '';
   for (const [id = '', name = '', tag = ''] of rows) {
     const line = `${' '.repeat((widths[0] ?? 0) - width(id))}${id}  ${name}${' '.repeat((widths[1] ?? 0) - width(name))}  ${tag}`;
