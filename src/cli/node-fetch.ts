@@ -10,7 +10,7 @@ import type { FetchLike } from '../client/index.js';
 export interface NodeFetchOptions {
   /** Connections kept per origin: as many as requests in flight. */
   maxSockets: number;
-  /** A request whose socket stays silent this long fails with ETIMEDOUT (default 60 s). */
+  /** A request whose connected socket stays silent this long fails with ETIMEDOUT (default 60 s). */
   timeoutMs?: number;
 }
 
