@@ -193,6 +193,23 @@ describe('PostgreSQL refusing the start', () => {
     assert.match(warnings[0]?.msg ?? '', /SSL modes 'prefer', 'require', and 'verify-ca' are treated as aliases for 'verify-full'/);
   });
 
+  test('a database in an encoding other than UTF8 stops the start at once: it cannot hold every name', { skip: postgres.reason }, async (t) => {
+    const name = `plantstore_latin1_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    t.after(async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.end();
+    });
+    await admin.query(`CREATE DATABASE ${name} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`);
+    const url = new URL(postgres.url as string);
+    url.pathname = `/${name}`;
+    for (const command of [['migrate'], ['serve', '--port', '0']]) {
+      const line = onlyLine(await runCli(command, { DATABASE_URL: url.href }));
+      assert.equal(line, "plantstore: the database's encoding is LATIN1, which cannot hold every name and tag: plantstore needs a UTF8 database (createdb -E UTF8 -T template0)");
+    }
+  });
+
   test('TLS asked of the real server, which has none, stops the start at once', { skip: postgres.reason, timeout: 15_000 }, async () => {
     const url = new URL(postgres.url as string);
     url.searchParams.set('sslmode', 'verify-full');

@@ -3,7 +3,7 @@
  * so that many instances starting at once apply each migration exactly once.
  */
 import type pg from 'pg';
-import { refuseNewerSchema } from '../../start-failure.js';
+import { StartError, refuseNewerSchema } from '../../start-failure.js';
 import { inTransaction } from './pool.js';
 
 /** Never edit a released migration: add the next one. */
@@ -56,6 +56,11 @@ export async function migrate(pool: pg.Pool): Promise<number> {
     await run(`SET LOCAL statement_timeout = ${MIGRATION_TIMEOUT_MS}`);
     // Held until COMMIT: a second instance waits here, then finds nothing pending.
     await run('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
+    // Names and tags are any Unicode text: another encoding would refuse some of them with a 400.
+    const { encoding } = (await run("SELECT current_setting('server_encoding') AS encoding")).rows[0] as { encoding: string };
+    if (encoding !== 'UTF8') {
+      throw new StartError(`the database's encoding is ${encoding}, which cannot hold every name and tag: plantstore needs a UTF8 database (createdb -E UTF8 -T template0)`);
+    }
     await run('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const current = await run('SELECT coalesce(max(version), 0) AS version FROM schema_migrations');
     const applied = Number(current.rows[0]?.version ?? 0);

@@ -76,7 +76,7 @@ export class PostgresStore implements Store {
     try {
       return await migrate(this.pool);
     } catch (error) {
-      // A schema newer than this build is no outage: waiting for the database would not end it.
+      // A schema newer than this build, or an encoding other than UTF8, is no outage: waiting would not end it.
       throw error instanceof StartError ? error : toStoreError(error);
     }
   }
