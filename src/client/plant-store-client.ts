@@ -81,7 +81,7 @@ export class PlantStoreClient {
     if (options.tag !== undefined) query.tag = options.tag;
     query.fields = ALL_FIELDS;
     const { status, text, link } = await this.send('GET', this.url('plants', query));
-    return { plants: readPlants(text, status), nextAfter: nextCursor(link) };
+    return { plants: readPlants(text, status), nextAfter: nextCursor(link, status) };
   }
 
   /** Every plant of the caller (with this tag, after this id, when given), page by page, following the Link cursor. */

@@ -1,28 +1,33 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { PlantStoreResponseError } from '../../src/client/errors.js';
 import { nextCursor } from '../../src/client/link.js';
 import { retryDelayMs } from '../../src/client/retry.js';
 
 describe('nextCursor', () => {
   test('reads after from the rel="next" link, exactly', () => {
-    assert.equal(nextCursor('</plants?limit=2&after=9223372036854775807>; rel="next"'), 2n ** 63n - 1n);
-    assert.equal(nextCursor('</plants?limit=2&after=-5&fields=id,name,tag>; rel=next'), -5n);
+    assert.equal(nextCursor('</plants?limit=2&after=9223372036854775807>; rel="next"', 200), 2n ** 63n - 1n);
+    assert.equal(nextCursor('</plants?limit=2&after=-5&fields=id,name,tag>; rel=next', 200), -5n);
   });
 
   test('picks next among several links and relation types', () => {
-    assert.equal(nextCursor('</plants?after=1>; rel="prev", </plants?after=9&tag=a%2Cb>; rel="last next"'), 9n);
+    assert.equal(nextCursor('</plants?after=1>; rel="prev", </plants?after=9&tag=a%2Cb>; rel="last next"', 200), 9n);
   });
 
   test('a quoted parameter holding a comma or a semicolon before rel, as a proxy may add', () => {
-    assert.equal(nextCursor('</plants?after=5>; title="a, b"; rel="next"'), 5n);
-    assert.equal(nextCursor('</plants?after=1>; rel="prev"; title="x, y", </plants?after=7>; title="p; q, \\"r\\""; rel="next"'), 7n);
+    assert.equal(nextCursor('</plants?after=5>; title="a, b"; rel="next"', 200), 5n);
+    assert.equal(nextCursor('</plants?after=1>; rel="prev"; title="x, y", </plants?after=7>; title="p; q, \\"r\\""; rel="next"', 200), 7n);
   });
 
-  test('no header, no next link, or a next link without a usable after: undefined', () => {
-    assert.equal(nextCursor(null), undefined);
-    assert.equal(nextCursor('</plants?after=1>; rel="prev"'), undefined);
-    assert.equal(nextCursor('</plants?limit=1>; rel="next"'), undefined);
-    assert.equal(nextCursor('</plants?after=1.5>; rel="next"'), undefined);
+  test('no header or no next link: undefined', () => {
+    assert.equal(nextCursor(null, 200), undefined);
+    assert.equal(nextCursor('</plants?after=1>; rel="prev"', 200), undefined);
+  });
+
+  test('a next link without an int64 after throws: the walk must not end as if the list were whole', () => {
+    for (const link of ['</plants?limit=1>; rel="next"', '</plants?after=1.5>; rel="next"', '</plants?cursor=abc>; rel="next"', `</plants?after=${2n ** 63n}>; rel="next"`]) {
+      assert.throws(() => nextCursor(link, 200), (error: unknown) => error instanceof PlantStoreResponseError && error.status === 200, link);
+    }
   });
 });
 
