@@ -6,7 +6,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { StoreUnavailableError } from './errors.js';
-import { ClusterMetrics } from './http/cluster-metrics.js';
+import { ClusterMetrics, isMessage } from './http/cluster-metrics.js';
 import { Metrics } from './http/metrics.js';
 import { createLogger, logProcessWarnings, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
@@ -27,10 +27,6 @@ const START_FAILED = 'plantstore:start-failed';
 interface StartFailedMessage {
   type: typeof START_FAILED;
   line: string;
-}
-
-function isStartFailed(message: unknown): message is StartFailedMessage {
-  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === START_FAILED;
 }
 
 /** Serves until SIGTERM or SIGINT. A start that cannot succeed rejects with a StartError. */
@@ -159,7 +155,7 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
 
   new ClusterMetrics().start();
   cluster.on('message', (_worker, message: unknown) => {
-    if (!isStartFailed(message) || startFailure !== undefined) return;
+    if (!isMessage<StartFailedMessage>(message, START_FAILED) || startFailure !== undefined) return;
     startFailure = message.line;
     exitCode = 1;
     stop('a worker cannot start');

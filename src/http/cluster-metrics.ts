@@ -42,7 +42,8 @@ interface Report {
   figures: Figures;
 }
 
-function isMessage<T extends { type: string }>(message: unknown, type: T['type']): message is T {
+/** Whether a message between the supervisor and its workers is the one of `type`. */
+export function isMessage<T extends { type: string }>(message: unknown, type: T['type']): message is T {
   return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 }
 
