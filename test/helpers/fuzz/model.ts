@@ -97,7 +97,9 @@ function parseQuery(query: string | undefined, allowed: readonly string[]): List
       if (after === undefined) return undefined;
       result.after = after;
     } else if (name === 'tag') {
-      if (!validText(value, 64)) return undefined;
+      // Only an empty tag is refused; one no plant can have (too long, a control character,
+      // only white space) is a filter that matches none.
+      if (value === '') return undefined;
       result.tag = value;
     } else {
       const fields = parseFields(value);
