@@ -79,12 +79,13 @@ async function whenDatabaseAnswers<T>(settings: Settings, logger: Logger, step: 
       } catch (error) {
         // A missing database or a refused login stays so: stop now, with the line that says which.
         if (!(error instanceof StoreUnavailableError) || isPermanentDatabaseFailure(error)) throw error;
-        if (signalled) process.exit(0);
-        logger.warn({ reason: briefReason(error), retryInMs: delay }, 'the database does not answer; retrying the start');
-        await new Promise<void>((resolve) => {
-          endWait = resolve;
-          setTimeout(resolve, delay);
-        });
+        if (!signalled) {
+          logger.warn({ reason: briefReason(error), retryInMs: delay }, 'the database does not answer; retrying the start');
+          await new Promise<void>((resolve) => {
+            endWait = resolve;
+            setTimeout(resolve, delay);
+          });
+        }
         if (signalled) process.exit(0);
       }
     }

@@ -14,25 +14,16 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { execForm, parseDockerfile, parseEnv } from '../helpers/dockerfile.js';
 import { PROJECT, QUIET_NPM, localPrebuild } from '../helpers/native-prebuild.js';
-import { startServerProcess } from '../helpers/process.js';
+import { freePort, startServerProcess } from '../helpers/process.js';
 import { tempDir } from '../helpers/server.js';
 import { unprivileged } from '../helpers/unprivileged.js';
 
 const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Image {
   root: string;

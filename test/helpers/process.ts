@@ -4,8 +4,18 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
+
+/** A port on 127.0.0.1 that was free a moment ago: a server may take it, a connection to it is refused. */
+export async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
 
 export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

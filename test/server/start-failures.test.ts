@@ -10,7 +10,7 @@ import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import pg from 'pg';
-import { CLI, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
+import { CLI, freePort, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
 import { postgresWithoutTls, postgresWithTls, refusingPostgres } from '../helpers/refusing-postgres.js';
 import { postgresUrlOrSkipReason, tempDir } from '../helpers/server.js';
 import { unprivileged } from '../helpers/unprivileged.js';
@@ -26,16 +26,6 @@ function onlyLine(result: CliResult): string {
   assert.doesNotMatch(result.stderr, /\n\s+at |Error:/, 'no stack trace');
   assert.doesNotMatch(result.stdout, /pst_/);
   return lines[0] ?? '';
-}
-
-/** A port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** Whether something accepts connections on `port`. */
@@ -218,12 +208,7 @@ describe('PostgreSQL refusing the start', () => {
   });
 
   test('an unreachable server: each retry is one short log line without a stack, and SIGTERM ends the wait with 0', async (t) => {
-    // A port that was free a moment ago: connecting to it is refused.
-    const closed = createServer();
-    closed.listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const refusedPort = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refusedPort = await freePort(); // connecting to it is refused
 
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], {
       env: { ...process.env, DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${refusedPort}/plants` },
