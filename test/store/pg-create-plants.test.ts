@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import pg from 'pg';
-import { StoreUnavailableError } from '../../src/errors.js';
+import { ApiError, StoreUnavailableError } from '../../src/errors.js';
 import type { PendingCreate } from '../../src/store/postgres/create-batcher.js';
 import { writeCreates } from '../../src/store/postgres/create-plants.js';
 import { createPool } from '../../src/store/postgres/pool.js';
@@ -26,10 +26,14 @@ interface Statement {
 
 /**
  * A migrated schema holding ana's plant 1 "Fern", and a pool on it whose statements named in
- * `failures` fail with their error; `names` lists the statements sent, `mostAtOnce` how many were
+ * `failures` fail with their error and those `answers` answers get its answer; `names` lists the statements sent, `mostAtOnce` how many were
  * out at once.
  */
-async function poolFailing(t: TestContext, failures: Record<string, Error>): Promise<{ pool: pg.Pool; names: string[]; mostAtOnce: () => number }> {
+async function poolFailing(
+  t: TestContext,
+  failures: Record<string, Error>,
+  answers: (statement: Statement) => pg.QueryResult | undefined = () => undefined,
+): Promise<{ pool: pg.Pool; names: string[]; mostAtOnce: () => number }> {
   assert.ok(factory !== undefined);
   const url = await factory.freshUrl(t);
   const store = await factory.open(t, { url });
@@ -46,7 +50,7 @@ async function poolFailing(t: TestContext, failures: Record<string, Error>): Pro
       try {
         const failure = failures[statement.name ?? ''];
         if (failure !== undefined) throw failure;
-        return await real.query(statement);
+        return answers(statement) ?? (await real.query(statement));
       } finally {
         out--;
       }
@@ -80,8 +84,9 @@ async function runBatch(
     );
     return item;
   });
+  const results = Promise.allSettled(settled); // handled before any create is rejected
   await writeCreates(pool)(batch);
-  return Promise.allSettled(settled);
+  return results;
 }
 
 describe('a batch of creates on PostgreSQL whose second statement fails', { skip: postgres.reason }, () => {
@@ -125,5 +130,22 @@ describe('a batch of creates on PostgreSQL whose insert fails', { skip: postgres
     const settled = await runBatch(pool, plants);
     assert.ok(settled.every((result) => result.status === 'rejected' && result.reason instanceof StoreUnavailableError));
     assert.equal(names.filter((name) => name === sql.insertPlant('', 0n, '', null).name).length, 1, names.join(', '));
+  });
+});
+
+describe('a lone create whose id keeps being created and deleted', { skip: postgres.reason }, () => {
+  test('it gets its own 503 and the creates after it go on', async (t) => {
+    const plants = [2n, 3n, 4n].map((id) => ({ id, name: `Plant ${id}` }));
+    // Plant 3's insert always meets a holder that is gone by the time it is read.
+    const contended = (statement: Statement) =>
+      statement.values?.[1] === '3' && (statement.name === sql.insertPlant('', 0n, '', null).name || statement.name === sql.selectPlant('', 0n).name)
+        ? ({ rowCount: 0, rows: [] } as unknown as pg.QueryResult)
+        : undefined;
+    const { pool } = await poolFailing(t, { plantstore_insert_plants: statementTimeout() }, contended);
+    const [two, three, four] = await runBatch(pool, plants);
+    assert.equal(two?.status === 'fulfilled' && two.value.outcome, 'created');
+    assert.ok(three?.status === 'rejected' && three.reason instanceof ApiError && three.reason.status === 503, String(three?.status === 'rejected' && three.reason));
+    assert.match((three.reason as ApiError).message, /kept being created and deleted/);
+    assert.equal(four?.status === 'fulfilled' && four.value.outcome, 'created');
   });
 });

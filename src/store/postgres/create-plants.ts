@@ -4,7 +4,7 @@
  * not settle goes alone.
  */
 import type pg from 'pg';
-import { StoreUnavailableError } from '../../errors.js';
+import { StoreUnavailableError, errors } from '../../errors.js';
 import { repeatOrConflict, type StoredPlant } from '../../plants/plant.js';
 import type { CreateResult } from '../store.js';
 import type { PendingCreate } from './create-batcher.js';
@@ -27,7 +27,8 @@ async function createOne(pool: pg.Pool, owner: string, plant: StoredPlant): Prom
     }
     // The holder was deleted between the two statements: the id is free again, try once more.
   }
-  throw new StoreUnavailableError('A plant id kept being created and deleted concurrently; try again.');
+  // An ApiError, not a StoreUnavailableError: the database answers, so the batch's other creates go on.
+  throw errors.unavailable('A plant with this id kept being created and deleted by other requests; try again.');
 }
 
 /**
