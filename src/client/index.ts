@@ -4,4 +4,4 @@
  */
 export { PlantStoreClient, type FetchLike, type PlantStoreClientOptions } from './plant-store-client.js';
 export { PlantStoreError, PlantStoreResponseError } from './errors.js';
-export type { ErrorBody, ListPlantsOptions, NewPlant, Plant, PlantId, PlantPage } from './types.js';
+export type { ErrorBody, ListPlantsOptions, NewPlant, Plant, PlantId, PlantPage, RequestOptions } from './types.js';

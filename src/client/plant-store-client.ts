@@ -4,7 +4,7 @@
  */
 import { nextCursor } from './link.js';
 import { retryDelayMs, sleep } from './retry.js';
-import type { ListPlantsOptions, NewPlant, Plant, PlantId, PlantPage } from './types.js';
+import type { ListPlantsOptions, NewPlant, Plant, PlantId, PlantPage, RequestOptions } from './types.js';
 import { idText, newPlantJson, readError, readPlant, readPlants } from './wire.js';
 
 /** The subset of `fetch` the client calls; pass your own to add a proxy, logging or a test double. */
@@ -60,16 +60,16 @@ export class PlantStoreClient {
   }
 
   /** Creates a plant; creating the same id, name and tag again is safe and answers the stored plant. 409 on a different one. */
-  async createPlant(plant: NewPlant): Promise<Plant> {
+  async createPlant(plant: NewPlant, options: RequestOptions = {}): Promise<Plant> {
     const body = newPlantJson(plant);
-    const { status, text } = await this.send('POST', this.url('plants'), body);
+    const { status, text } = await this.send('POST', this.url('plants'), options.signal, body);
     return readPlant(text, status, plant.id);
   }
 
   /** The caller's plant with this id; throws PlantStoreError 404 when it has none. */
-  async getPlant(id: PlantId): Promise<Plant> {
+  async getPlant(id: PlantId, options: RequestOptions = {}): Promise<Plant> {
     const url = this.url(`plants/${idText(id)}`, { fields: ALL_FIELDS });
-    const { status, text } = await this.send('GET', url);
+    const { status, text } = await this.send('GET', url, options.signal);
     return readPlant(text, status, id);
   }
 
@@ -80,17 +80,17 @@ export class PlantStoreClient {
     if (options.after !== undefined) query.after = idText(options.after);
     if (options.tag !== undefined) query.tag = options.tag;
     query.fields = ALL_FIELDS;
-    const { status, text, link } = await this.send('GET', this.url('plants', query));
+    const { status, text, link } = await this.send('GET', this.url('plants', query), options.signal);
     return { plants: readPlants(text, status), nextAfter: nextCursor(link, status) };
   }
 
   /** Every plant of the caller (with this tag, after this id, when given), page by page, following the Link cursor. */
-  async *plants(options: { tag?: string; after?: PlantId; pageSize?: number } = {}): AsyncGenerator<Plant, void, undefined> {
+  async *plants(options: { tag?: string; after?: PlantId; pageSize?: number } & RequestOptions = {}): AsyncGenerator<Plant, void, undefined> {
     const limit = options.pageSize ?? PAGE_SIZE;
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('pageSize must be a positive integer.');
     let after = options.after;
     do {
-      const page = await this.listPlants({ limit, after, tag: options.tag });
+      const page = await this.listPlants({ limit, after, tag: options.tag, signal: options.signal });
       yield* page.plants;
       after = page.nextAfter;
     } while (after !== undefined);
@@ -100,8 +100,8 @@ export class PlantStoreClient {
    * Deletes the caller's plant; throws PlantStoreError 404 when it has none. A 404 to a retry
    * after a 503 is no error: the 503 may have come after the delete was made.
    */
-  async deletePlant(id: PlantId): Promise<void> {
-    await this.send('DELETE', this.url(`plants/${idText(id)}`));
+  async deletePlant(id: PlantId, options: RequestOptions = {}): Promise<void> {
+    await this.send('DELETE', this.url(`plants/${idText(id)}`), options.signal);
   }
 
   private url(path: string, query: Record<string, string> = {}): string {
@@ -115,12 +115,12 @@ export class PlantStoreClient {
   }
 
   /** Sends a request, retrying 503 and 429 as their Retry-After says; throws PlantStoreError for any other refusal. */
-  private async send(method: string, url: string, body?: string): Promise<{ status: number; text: string; link: string | null }> {
+  private async send(method: string, url: string, signal: AbortSignal | undefined, body?: string): Promise<{ status: number; text: string; link: string | null }> {
     const headers: Record<string, string> = { authorization: this.authorization, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let unavailable = false;
     for (let attempt = 0; ; attempt++) {
-      const response = await this.fetch(url, { method, headers, body });
+      const response = await this.fetch(url, { method, headers, body, signal });
       const text = await response.text();
       if (response.ok) return { status: response.status, text, link: response.headers.get('link') };
       if (method === 'DELETE' && response.status === 404 && unavailable) return { status: 204, text: '', link: null };
@@ -128,7 +128,7 @@ export class PlantStoreClient {
       if ((response.status === 503 || response.status === 429) && attempt < this.retries) {
         const delay = retryDelayMs(response.headers.get('retry-after'), attempt);
         if (delay <= this.maxRetryDelayMs) {
-          await sleep(delay);
+          await sleep(delay, signal);
           continue;
         }
       }

@@ -19,11 +19,17 @@ export type Plant = Schemas['Plant'] & { id: PlantId };
 export type ErrorBody = Schemas['Error'];
 
 /** listPlants' options: the query of listPlants, less `fields` (the client always asks for every field). */
-export type ListPlantsOptions = Omit<NonNullable<operations['listPlants']['parameters']['query']>, 'fields'> & { tag?: string };
+export type ListPlantsOptions = Omit<NonNullable<operations['listPlants']['parameters']['query']>, 'fields'> & { tag?: string } & RequestOptions;
 
 /** One page of listPlants, and the cursor of the next one. */
 export interface PlantPage {
   plants: Plant[];
   /** The `after` of the Link rel="next" header; undefined when this page is the last. */
   nextAfter: PlantId | undefined;
+}
+
+/** What every method also takes. */
+export interface RequestOptions {
+  /** Aborts the request, its retries and the pauses between them; the method rejects with the signal's reason. */
+  signal?: AbortSignal;
 }

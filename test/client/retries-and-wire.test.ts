@@ -182,3 +182,39 @@ describe('PlantStoreClient on the wire', () => {
     assert.deepEqual(urls, ['http://plants.example/plants?after=5&fields=id%2Cname%2Ctag']);
   });
 });
+
+describe('PlantStoreClient with a signal', () => {
+  test('an abort during a Retry-After pause rejects with its reason at once, and nothing more is sent', async (t) => {
+    const { url, seen } = await scriptedServer(t, [unavailable('20'), (res) => json(res, 200, { name: 'Monstera' })]);
+    const client = new PlantStoreClient({ baseUrl: url, token: 'pst_abc' });
+    const controller = new AbortController();
+    const started = Date.now();
+    const create = client.createPlant({ id: 1n, name: 'Monstera' }, { signal: controller.signal });
+    while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const reason = new Error('the caller gave up');
+    controller.abort(reason);
+    await assert.rejects(create, (error) => error === reason);
+    assert.ok(Date.now() - started < 10_000, 'the 20 s pause was cut short');
+    assert.equal(seen.length, 1);
+  });
+
+  test('an abort while the server has not answered rejects the request', async (t) => {
+    const { url, seen } = await scriptedServer(t, [() => undefined]); // never answers
+    const client = new PlantStoreClient({ baseUrl: url, token: 'pst_abc' });
+    const controller = new AbortController();
+    const list = client.listPlants({ limit: 5, signal: controller.signal });
+    while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    await assert.rejects(list, { name: 'AbortError' });
+  });
+
+  test('an aborted signal sends nothing; plants() and deletePlant take the signal too', async (t) => {
+    const { url, seen } = await scriptedServer(t, []);
+    const client = new PlantStoreClient({ baseUrl: url, token: 'pst_abc' });
+    const signal = AbortSignal.abort();
+    await assert.rejects(client.getPlant(1n, { signal }), { name: 'AbortError' });
+    await assert.rejects(client.deletePlant(1n, { signal }), { name: 'AbortError' });
+    await assert.rejects(client.plants({ signal }).next(), { name: 'AbortError' });
+    assert.equal(seen.length, 0);
+  });
+});
