@@ -144,15 +144,21 @@ function redisCounter(url: string, counting: { points: number; duration: number;
       else reject(new StartError(`cannot use Redis: ${refused}`));
     };
   });
+  /** The refusal last logged; ioredis meets it again on every reconnect. */
+  let refusalLogged: string | undefined;
   redis.on('error', (error: Error) => {
     const refused = refusal(error, url);
     // At start the refusal stops the start. Later (a Redis restarted with fewer databases or
     // another password) it is no outage but a setting to fix: say so rather than "does not answer".
     if (refused === undefined) goLocal(error.message, true);
-    else if (startSettled && state !== 'closed') logger.error({ reason: refused }, 'Redis refuses what REDIS_URL asks for');
+    else if (startSettled && state !== 'closed' && refused !== refusalLogged) {
+      refusalLogged = refused;
+      logger.error({ reason: refused }, 'Redis refuses what REDIS_URL asks for');
+    }
     settleStart(refused);
   });
   redis.on('ready', () => {
+    refusalLogged = undefined;
     answered();
     settleStart(undefined);
   });

@@ -10,7 +10,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { issueToken } from '../../src/auth/api-tokens.js';
-import { REDIS_COMMAND_TIMEOUT_MS } from '../../src/http/rate-limit.js';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { REDIS_COMMAND_TIMEOUT_MS, createRateLimiter } from '../../src/http/rate-limit.js';
 import { openStore } from '../../src/store/open-store.js';
 import { runCli, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { authorizedFetch, tempDir, uniqueName } from '../helpers/server.js';
@@ -178,6 +180,40 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     assert.match(result.stderr, /^plantstore: cannot use Redis: Redis at \S+ refused the login \(WRONGPASS [^)]*\); fix the user name or password in REDIS_URL\n$/);
     assert.doesNotMatch(result.stderr + result.stdout, /secret-password/);
     assert.doesNotMatch(result.stdout, /Redis does not answer|plantstore is listening/);
+  });
+
+  test('a login Redis refuses after the start is logged once, not on every reconnect', { timeout: 30_000 }, async (t) => {
+    const admin = new Redis(redisUrl as string);
+    const user = uniqueName('plantstore-test-user');
+    t.after(async () => {
+      await admin.call('ACL', 'DELUSER', user);
+      admin.disconnect();
+    });
+    await admin.call('ACL', 'SETUSER', user, 'on', '>first-password', '~*', '+@all');
+    const url = new URL(redisUrl as string);
+    url.username = user;
+    url.password = 'first-password';
+    const lines: { msg: string; reason?: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+    const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: url.href, redisKeyPrefix: `plantstore-test:${uniqueName('rl')}`, logger });
+    t.after(() => limiter.close());
+    await limiter.started;
+    assert.equal((await limiter.consume('ana')).remaining, 4);
+
+    const refusedLogins = async () => {
+      const log = (await admin.call('ACL', 'LOG')) as unknown[][];
+      const entry = log.map((fields) => Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i], fields[2 * i + 1]]))).find((e) => e.username === user);
+      return Number(entry?.count ?? 0);
+    };
+    await admin.call('ACL', 'SETUSER', user, 'resetpass', '>second-password');
+    await admin.call('CLIENT', 'KILL', 'USER', user);
+    const deadline = Date.now() + 20_000;
+    while ((await refusedLogins()) < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok((await refusedLogins()) >= 3, 'the client tried to log in again at least three times');
+    const refusals = lines.filter((line) => line.msg === 'Redis refuses what REDIS_URL asks for');
+    assert.equal(refusals.length, 1, JSON.stringify(refusals));
+    assert.match(refusals[0]?.reason ?? '', /refused the login \(WRONGPASS/);
+    assert.doesNotMatch(JSON.stringify(lines), /first-password|second-password/);
   });
 
   test('when Redis goes away mid-run the service keeps serving, and counts in Redis again once it is back', async (t) => {
