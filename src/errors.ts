@@ -56,6 +56,9 @@ export const errors = {
   unsupportedMediaType: () => new ApiError(415, 'The request body must be sent with Content-Type: application/json.'),
   unsupportedContentEncoding: () =>
     new ApiError(415, 'The request body must be sent uncompressed; Content-Encoding is not supported.'),
+  // RFC 9112 §6.1 suggests 501; a 4xx keeps a client's choice out of the server-error figures.
+  unsupportedTransferEncoding: () =>
+    new ApiError(415, 'The request body must be sent with Content-Length or Transfer-Encoding: chunked alone; other transfer codings are not supported.'),
   rateLimited: (seconds: number) => new ApiError(429, 'Too many requests for this owner; wait before trying again.', retryAfter(seconds)),
   tooManyStreams: (perOwner: number, seconds: number) =>
     new ApiError(429, `This owner already has ${perOwner} streamed lists open; finish one, or page with limit, before starting another.`, retryAfter(seconds)),

@@ -325,7 +325,7 @@ export interface components {
                 };
             };
         };
-        /** @description The request has no Content-Type or one other than application/json (compared case-insensitively; parameters such as charset=utf-8 are allowed; application/merge-patch+json is another type), declares a charset other than UTF-8 (utf-8, utf8) or US-ASCII or more than one charset, or carries a Content-Encoding other than identity (bodies are not decompressed). */
+        /** @description The request has no Content-Type or one other than application/json (compared case-insensitively; parameters such as charset=utf-8 are allowed; application/merge-patch+json is another type), declares a charset other than UTF-8 (utf-8, utf8) or US-ASCII or more than one charset, or carries a Content-Encoding other than identity (bodies are not decompressed) or a Transfer-Encoding other than chunked. */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

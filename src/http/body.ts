@@ -63,6 +63,9 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse, li
   if (!isJsonMediaType(req.headers['content-type'])) throw errors.unsupportedMediaType();
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') throw errors.unsupportedContentEncoding();
+  // node takes any list of codings that ends in chunked and undoes only the chunking.
+  const transfer = req.headers['transfer-encoding'];
+  if (transfer !== undefined && transfer.trim().toLowerCase() !== 'chunked') throw errors.unsupportedTransferEncoding();
   const bytes = await readLimited(req, res, limit);
   if (bytes.length === 0) throw errors.badRequest('The request body is empty; send a JSON object.');
   let text: string;

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { describe, test } from 'node:test';
 import { openApiDocument } from '../../src/http/openapi.js';
 import type { ErrorExample } from '../../src/http/openapi/error-examples.js';
@@ -50,6 +51,21 @@ function documentedExamples(): Documented[] {
 
 const text = (body: string) => ({ body, headers: { 'content-type': 'application/json' } });
 
+/** A create sent with `Transfer-Encoding: gzip, chunked` (fetch refuses to set that header). */
+async function transferCodedCreate(s: TestServer): Promise<Response> {
+  const { token } = await s.user();
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'transfer-encoding': 'gzip, chunked' };
+    const req = httpRequest(`${s.url}/plants`, { method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: { 'content-type': res.headers['content-type'] ?? '' } })));
+    });
+    req.on('error', reject);
+    req.end('{"id":7,"name":"Fern"}');
+  });
+}
+
 /**
  * The request that provokes each example, by "<status> <name>"; a request for a path with
  * {id} uses 7. Left out only what this process cannot provoke: a token that has no
@@ -77,6 +93,7 @@ const PROVOKE: Record<string, (server: TestServer, method: string, path: string)
     (await s.user()).request('/plants', { method: 'POST', body: '{"id":7,"name":"Fern"}', headers: { 'content-type': 'text/plain' } }),
   '415 encoding': async (s) =>
     (await s.user()).request('/plants', { method: 'POST', ...text('{"id":7,"name":"Fern"}'), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
+  '415 transferCoding': transferCodedCreate,
   '429 rateLimited': async (s, method, path) => {
     const user = await s.user();
     const send = () => user.request(path.replace('{id}', '7'), { method, ...(method === 'POST' ? text('{"id":7,"name":"Fern"}') : {}) });

@@ -10,6 +10,7 @@ import { issueToken } from '../../src/auth/api-tokens.js';
 import { startServer } from '../../src/server.js';
 import { loadSettings } from '../../src/settings.js';
 import { assertError } from '../helpers/assertions.js';
+import { rawExchangeClosed } from '../helpers/raw-http.js';
 import { startTestServer, storeKinds, tempDir, uniqueName, type TestUser } from '../helpers/server.js';
 
 /** POSTs raw bytes with exactly the given headers (fetch adds no Content-Type for bytes). */
@@ -192,6 +193,21 @@ for (const kind of storeKinds()) {
       }
       const identity = await postBytes(user, FERN, { 'content-type': 'application/json', 'content-encoding': 'identity' });
       assert.equal(identity.status, 200);
+    });
+
+    test('a transfer coding other than chunked alone → 415, the plant not stored; chunked alone is read', async (t) => {
+      const server = await startTestServer(t, kind);
+      const user = await server.user();
+      const chunkedPost = (coding: string, body: string) =>
+        `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\nContent-Type: application/json\r\n` +
+        `Transfer-Encoding: ${coding}\r\nConnection: close\r\n\r\n${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+      for (const coding of ['gzip, chunked', 'x-foo, chunked', 'identity, chunked']) {
+        const response = await rawExchangeClosed(server.url, chunkedPost(coding, '{"id":51,"name":"Fern"}'));
+        assert.match(response, /^HTTP\/1\.1 415 /, coding);
+        assert.match(response, /Transfer-Encoding: chunked alone/, coding);
+      }
+      assert.equal((await user.request('/plants/51')).status, 404);
+      assert.match(await rawExchangeClosed(server.url, chunkedPost('Chunked', '{"id":52,"name":"Fern"}')), /^HTTP\/1\.1 200 /);
     });
 
     test('nesting deeper than the parser allows → 400, not a crash', async (t) => {

@@ -179,7 +179,7 @@ export const responses: Record<string, ResponseObject> = {
     415,
     'The request has no Content-Type or one other than application/json (compared case-insensitively; parameters ' +
       'such as charset=utf-8 are allowed; application/merge-patch+json is another type), declares a charset other ' +
-      'than UTF-8 (utf-8, utf8) or US-ASCII or more than one charset, or carries a Content-Encoding other than identity (bodies are not decompressed).',
+      'than UTF-8 (utf-8, utf8) or US-ASCII or more than one charset, or carries a Content-Encoding other than identity (bodies are not decompressed) or a Transfer-Encoding other than chunked.',
     examples.unsupportedMediaType,
     ...RATE_LIMIT_HEADERS,
   ),

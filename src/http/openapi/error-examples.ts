@@ -56,6 +56,7 @@ export const examples = {
   unsupportedMediaType: {
     mediaType: example('Content-Type: text/plain', errors.unsupportedMediaType()),
     encoding: example('Content-Encoding: gzip', errors.unsupportedContentEncoding()),
+    transferCoding: example('Transfer-Encoding: gzip, chunked', errors.unsupportedTransferEncoding()),
   },
   rateLimited: { rateLimited: example('An owner over RATE_LIMIT', errors.rateLimited(1)) },
   tooManyStreams: { tooManyStreams: example('An owner with STREAMS_PER_OWNER streamed lists open', errors.tooManyStreams(4, STREAM_RETRY_AFTER_SECONDS)) },
