@@ -32,6 +32,9 @@ export async function runCli(args: string[], env: Record<string, string> = {}, w
   return runToEnd(command, [...rest, CLI, ...args], env);
 }
 
+/** A command that has not exited after this long is killed: its test fails rather than hangs. */
+const RUN_TO_END_LIMIT_MS = 120_000;
+
 /** Runs a command to its exit, collecting what it printed. */
 export async function runToEnd(command: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -39,7 +42,9 @@ export async function runToEnd(command: string, args: string[], env: Record<stri
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const limit = setTimeout(() => child.kill('SIGKILL'), RUN_TO_END_LIMIT_MS);
   const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(limit);
   return { code, stdout, stderr };
 }
 

@@ -102,7 +102,7 @@ test('a CONNECT pipelined after a long streamed list gets its 400 after the whol
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
   socket.resume();
-  const timer = setTimeout(() => socket.destroy(), 10_000);
+  const timer = setTimeout(() => socket.destroy(), 25_000);
   await once(socket, 'close');
   clearTimeout(timer);
   const answer = Buffer.concat(chunks).toString('utf8');

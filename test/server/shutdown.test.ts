@@ -56,7 +56,7 @@ describe('graceful shutdown', () => {
     assert.equal(response.headers.connection, 'close');
     const waited = Date.now();
     await closing;
-    assert.ok(Date.now() - waited < 2_000, 'the drain ends once the connection is closed, not at its 10 s limit');
+    assert.ok(Date.now() - waited < 8_000, 'the drain ends once the connection is closed, not at its 10 s limit');
   });
 
   test('a request sent on an idle keep-alive connection just after the drain began is answered', async (t) => {
