@@ -36,6 +36,8 @@ export interface AppParts {
   responses?: ResponseBatcher;
   /** Orders pipelined requests; the server shares it with its answers to parser errors. */
   pipelines: PipelineOrder;
+  /** Aborted when the server starts to drain: /readyz answers 503 from then on. */
+  draining: AbortSignal;
 }
 
 const CLIENT_CLOSED_REQUEST = 499;
@@ -92,14 +94,14 @@ function checkingToken(pending: PendingToken, work: () => MaybePromise<void>): M
 }
 
 export function buildApp(parts: AppParts): RequestListener {
-  const { settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines } = parts;
+  const { settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines, draining } = parts;
   const corsOrigins = new Set(settings.corsOrigins);
   const router = new Router();
   const admission = new StreamAdmission({ perOwner: settings.streamsPerOwner, perProcess: settings.streamsPerProcess });
   const plants = plantRoutes(store, settings.bodyLimit, { admission, deadlineMs: settings.streamDeadlineMs });
   router.add('/plants', plants.collection);
   router.add('/plants/{id}', plants.item);
-  for (const [template, operations] of Object.entries(opsRoutes(store, metrics, settings.bodyLimit))) router.add(template, operations);
+  for (const [template, operations] of Object.entries(opsRoutes(store, metrics, settings.bodyLimit, draining))) router.add(template, operations);
 
   // Fresh request ids: a random prefix per process (unique across instances) and a counter, cheaper than a UUID each.
   const requestIdPrefix = randomBytes(6).toString('base64url');

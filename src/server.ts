@@ -87,7 +87,8 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       : createRateLimiter({ limit: settings.rateLimit, redisUrl: settings.redisUrl, redisKeyPrefix: settings.redisKeyPrefix, logger });
   const authenticator = buildAuthenticator(settings, store, logger);
   const pipelines = new PipelineOrder(endOfTurn);
-  const app = buildApp({ settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines });
+  const draining = new AbortController();
+  const app = buildApp({ settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines, draining: draining.signal });
   const server = createServer(
     {
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -133,6 +134,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      draining.abort();
       // A busy keep-alive connection (a proxy's pool) would go on sending requests until the
       // force below cuts one off: each request from now on is answered with Connection: close.
       const closeAfterResponse = (_req: IncomingMessage, res: ServerResponse) => res.setHeader('connection', 'close');

@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 when the database answers in time, else 503. Public: no token needed.
+         * @description Answers 200 when the database answers in time, else 503; 503 also once the server has begun to drain before stopping. Public: no token needed.
          */
         get: operations["getReadiness"];
         put?: never;

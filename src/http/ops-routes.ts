@@ -9,11 +9,13 @@ import { publicGet, type Operation } from './router.js';
 
 const READINESS_TIMEOUT_MS = 2000;
 
-export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number): Record<string, Record<string, Operation>> {
+export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number, draining: AbortSignal): Record<string, Record<string, Operation>> {
   const openapi = JSON.stringify(openApiDocument({ bodyLimit }));
   return {
     '/healthz': publicGet((ctx) => sendJson(ctx, 200, '{"status":"ok"}')),
     '/readyz': publicGet(async (ctx) => {
+      // A load balancer should send no new requests to a server that is about to stop.
+      if (draining.aborted) throw errors.unavailable('The server is shutting down.');
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(errors.unavailable('The database did not answer in time.')), READINESS_TIMEOUT_MS);

@@ -20,6 +20,23 @@ describe('graceful shutdown', () => {
     await assert.rejects(fetch(`${server.url}/healthz`), 'nothing listens any more');
   });
 
+  test('from the start of the drain /readyz answers 503, while the server still answers', async (t) => {
+    const server = await startTestServer(t);
+    const ready = () => fetch(`${server.url}/readyz`, { headers: { connection: 'close' } });
+    assert.equal((await ready()).status, 200);
+    // An open connection makes the drain wait its grace before it stops listening.
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    t.after(() => socket.destroy());
+    const closing = server.running.close();
+    const response = await ready();
+    assert.equal(response.status, 503);
+    assert.deepEqual(await response.json(), { error: 503, message: 'The server is shutting down.' });
+    assert.equal((await fetch(`${server.url}/healthz`, { headers: { connection: 'close' } })).status, 200, 'alive, only not ready');
+    socket.destroy();
+    await closing;
+  });
+
   test('while draining, a busy keep-alive connection is answered with Connection: close, so the drain ends', async (t) => {
     const server = await startTestServer(t);
     const { token } = await server.user();

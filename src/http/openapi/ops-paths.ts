@@ -37,7 +37,7 @@ export function opsPaths(): Record<string, PathItemObject> {
     '/readyz': publicGet({
       operationId: 'getReadiness',
       summary: 'Readiness',
-      description: `Answers 200 when the database answers in time, else 503. ${PUBLIC}`,
+      description: `Answers 200 when the database answers in time, else 503; 503 also once the server has begun to drain before stopping. ${PUBLIC}`,
       responses: {
         200: { description: 'The database answers.', headers: withRequestId(), content: { 'application/json': status('ready') } },
         503: ref('responses', 'Unavailable'),
