@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -147,9 +147,54 @@ describe('plantstore backup and restore', () => {
     writeFileSync(join(dir, 'p.db'), damaged);
     const refused = await runCli(['restore', join(dir, 'b.db')], env);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /^plantstore: .*p\.db is damaged \(SQLITE_NOTADB\); move it aside, then restore\n$/);
+    assert.match(refused.stderr, /^plantstore: .*p\.db is damaged \(SQLITE_NOTADB\); move it aside with its -wal and -shm files, then restore\n$/);
     assert.deepEqual(readFileSync(join(dir, 'p.db')), damaged);
     renameSync(join(dir, 'p.db'), join(dir, 'p.db.damaged'));
+    assert.equal((await runCli(['restore', join(dir, 'b.db')], env)).code, 0);
+  });
+
+  test('a backup or restore whose copy would land on its own source refuses, and removes nothing', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'u'], env)).code, 0);
+    assert.equal((await runCli(['backup', join(dir, 'b.db')], env)).code, 0);
+    // A backup left as p.db.restoring by a restore cut short, restored from that name.
+    copyFileSync(join(dir, 'b.db'), join(dir, 'p.db.restoring'));
+    assert.equal((await runCli(['token', 'create', '--user', 'v'], env)).code, 0); // only in the database
+    const restore = await runCli(['restore', join(dir, 'p.db.restoring')], env);
+    assert.equal(restore.code, 1);
+    assert.match(restore.stderr, /^plantstore: .*p\.db\.restoring is the file restore copies the backup to; rename it, then restore from the new name\n$/);
+    assert.ok(existsSync(join(dir, 'p.db.restoring')), 'the backup is kept');
+    assert.match((await runCli(['token', 'list', '--json'], env)).stdout, /"user": "v"/, 'the database is untouched');
+
+    // A database named like the backup's partial copy.
+    const partialEnv = { DATABASE_URL: `sqlite:${join(dir, 'q.db.partial')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'w'], partialEnv)).code, 0);
+    const backup = await runCli(['backup', join(dir, 'q.db')], partialEnv);
+    assert.equal(backup.code, 1);
+    assert.match(backup.stderr, /^plantstore: the database .*q\.db\.partial is the file this backup would write its copy to; give the backup another name\n$/);
+    assert.match((await runCli(['token', 'list', '--json'], partialEnv)).stdout, /"user": "w"/, 'the database is untouched');
+  });
+
+  test('restore where the database was moved away but its -wal was not refuses, and keeps the -wal', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'u'], env)).code, 0);
+    assert.equal((await runCli(['backup', join(dir, 'b.db')], env)).code, 0);
+    // A database with changes still in its WAL, as a killed server leaves it.
+    const db = new Database(join(dir, 'p.db'));
+    db.pragma('wal_autocheckpoint = 0');
+    db.prepare("INSERT INTO plants (owner, id, name) VALUES ('u', 1, 'only in the WAL')").run();
+    const wal = readFileSync(join(dir, 'p.db-wal'));
+    db.close(); // closing checkpoints; the WAL a crash leaves is put back below
+    writeFileSync(join(dir, 'p.db-wal'), wal);
+    renameSync(join(dir, 'p.db'), join(dir, 'p.db.aside'));
+    const refused = await runCli(['restore', join(dir, 'b.db')], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^plantstore: .*p\.db-wal holds changes of a database no longer at .*p\.db; move it and .*p\.db-shm beside that database \(or delete them\), then restore\n$/);
+    assert.deepEqual(readFileSync(join(dir, 'p.db-wal')), wal, 'the WAL is kept');
+    assert.ok(!existsSync(join(dir, 'p.db')));
+    rmSync(join(dir, 'p.db-wal'));
     assert.equal((await runCli(['restore', join(dir, 'b.db')], env)).code, 0);
   });
 

@@ -3,7 +3,7 @@
  * db.backup()). The copy is taken in one step, inside one read transaction, so it is the
  * database as of one commit even while a server goes on writing (WAL lets the writer go on).
  */
-import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { createPrivateFolder } from './connection.js';
@@ -54,6 +54,16 @@ function inspect(file: string): BackupSummary {
   }
 }
 
+/** Whether `a` and `b` name one file (through links, hard ones too). */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [first, second] = [statSync(a), statSync(b)];
+    return first.dev === second.dev && first.ino === second.ino;
+  } catch {
+    return false; // one of them is not there
+  }
+}
+
 /** Renames `from` to `to` and syncs their folder, so the new name outlasts a power cut. */
 function renameDurably(from: string, to: string): void {
   renameSync(from, to);
@@ -101,6 +111,8 @@ export async function backupDatabase(source: string, destination: string): Promi
   if (existsSync(destination)) throw new BackupError(`${destination} exists already; give the backup a new file name`);
   if (!existsSync(dirname(destination))) throw new BackupError(`the folder ${dirname(destination)} does not exist`);
   const partial = `${destination}.partial`;
+  // copy() removes whatever is at `partial` first.
+  if (sameFile(source, partial)) throw new BackupError(`the database ${source} is the file this backup would write its copy to; give the backup another name`);
   try {
     await copy(source, partial);
     const summary = inspect(partial);
@@ -131,7 +143,7 @@ function takeOver(target: string): Database.Database {
       throw new BackupError(`${target} is in use (a plantstore server or command has it open); stop it, then restore`);
     }
     // Whether something still has it open cannot be told: the operator moves it, keeping what it holds.
-    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new BackupError(`${target} is damaged (${code}); move it aside, then restore`);
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new BackupError(`${target} is damaged (${code}); move it aside with its -wal and -shm files, then restore`);
     throw error;
   }
 }
@@ -161,10 +173,16 @@ export async function restoreDatabase(backupFile: string, path: string): Promise
   const target = linkedFile(path);
   createPrivateFolder(dirname(target));
   const incoming = `${target}.restoring`;
+  // copy() removes whatever is at `incoming` first: a backup left there by a restore cut short.
+  if (sameFile(backupFile, incoming)) throw new BackupError(`${backupFile} is the file restore copies the backup to; rename it, then restore from the new name`);
+  // With no database there, a -wal left beside it holds changes of one that was moved away.
+  if (!existsSync(target) && existsSync(`${target}-wal`) && statSync(`${target}-wal`).size > 0) {
+    throw new BackupError(`${target}-wal holds changes of a database no longer at ${target}; move it and ${target}-shm beside that database (or delete them), then restore`);
+  }
   try {
     await copy(backupFile, incoming);
     const held = existsSync(target) ? takeOver(target) : undefined;
-    // With no database there, a -wal or -shm left beside it would be applied to the new file.
+    // With no database there, an empty -wal or a -shm left beside it would be applied to the new file.
     if (held === undefined) for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
     try {
       renameDurably(incoming, target);
