@@ -96,7 +96,8 @@ function listenFailure(detail: Detail, host: string, port: number): string | und
   if (detail.code === 'EACCES' && LISTEN_SYSCALLS.has(String(detail.syscall))) {
     return `cannot listen on ${where}: this user may not use ports below 1024; choose another port with PORT or --port`;
   }
-  if (detail.syscall === 'getaddrinfo') {
+  // The database's host name fails to resolve the same way: only HOST's is a listen failure.
+  if (detail.syscall === 'getaddrinfo' && detail.hostname === host) {
     return `cannot listen on ${host}: the name does not resolve (${String(detail.code)}); set HOST or --host to an address of this machine`;
   }
   return undefined;

@@ -69,6 +69,18 @@ describe('a start that cannot listen', () => {
     const result = await runCli(['serve', '--port', '0', '--host', '192.0.2.1'], { DATABASE_URL: `sqlite:${join(tempDir(t), 'a.db')}` });
     assert.match(onlyLine(result), /^plantstore: cannot listen on 192\.0\.2\.1:0: 192\.0\.2\.1 is not an address of this machine; set HOST or --host/);
   });
+
+  test('a host name that does not resolve: one line naming HOST and --host', async (t) => {
+    const result = await runCli(['serve', '--port', '0', '--host', 'no-such-host.invalid'], { DATABASE_URL: `sqlite:${join(tempDir(t), 'a.db')}` });
+    assert.match(onlyLine(result), /^plantstore: cannot listen on no-such-host\.invalid: the name does not resolve \((ENOTFOUND|EAI_AGAIN)\); set HOST or --host/);
+  });
+
+  test('a database host name that does not resolve is blamed on DATABASE_URL, not on HOST', async () => {
+    const result = await runCli(['migrate'], { DATABASE_URL: 'postgres://app:s3cret@db.no-such-host.invalid:5432/plants' });
+    const line = onlyLine(result);
+    assert.match(line, /^plantstore: cannot use the database: PostgreSQL at db\.no-such-host\.invalid:5432 is unreachable \((ENOTFOUND|EAI_AGAIN)\); check the host and port in DATABASE_URL/);
+    assert.doesNotMatch(line, /HOST|s3cret/);
+  });
 });
 
 describe('a data folder that cannot be used', () => {
