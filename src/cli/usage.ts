@@ -17,6 +17,9 @@ export class UsageError extends Error {
 
 /** A misspelt `--name=value` comes back whole in commander's message, and its value may be a secret. */
 const OPTION_VALUE = /('-{1,2}[^'=\s]+=)[^']*'/g;
+/** So may an unknown command: a token or a URL pasted in the wrong place. Only a word is shown. */
+const UNKNOWN_COMMAND = /(unknown command ')([^']*)'/;
+const COMMAND_WORD = /^[a-z][a-z0-9-]{0,31}$/i;
 
 function commandPath(command: Command): string {
   const names: string[] = [];
@@ -33,7 +36,12 @@ export function configureUsageErrors(command: Command): void {
   command.exitOverride();
   command.configureOutput({
     outputError: (text) => {
-      const line = text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').replace(OPTION_VALUE, "$1…'").trim();
+      const line = text
+        .replace(/^error: /, '')
+        .replace(/\s*\n\s*/g, ' ')
+        .replace(OPTION_VALUE, "$1…'")
+        .replace(UNKNOWN_COMMAND, (whole, start: string, name: string) => (COMMAND_WORD.test(name) ? whole : `${start}…'`))
+        .trim();
       process.stderr.write(`plantstore: ${line}; see ${hint}\n`);
     },
     // commander writes the whole help here, as an error, when a command is missing or unknown

@@ -58,6 +58,15 @@ describe('a command line plantstore cannot run', () => {
     assert.doesNotMatch(result.stderr, /hunter2/);
   });
 
+  test('an unknown command that is no word (a token, a URL pasted in its place) is not shown', async () => {
+    const token = `pst_${'A'.repeat(43)}`;
+    for (const args of [['token', token], ['DATABASE_URL=postgres://app:hunter2@db/plants', 'token', 'list']]) {
+      const result = await runCli(args);
+      assert.match(usageLine(result), /^plantstore: unknown command '…'; see plantstore (token )?--help$/);
+      assert.doesNotMatch(result.stderr, /hunter2|AAAA/);
+    }
+  });
+
   test('help for a known command still prints its help on stdout, exit 0', async () => {
     const result = await runCli(['help', 'token']);
     assert.equal(result.code, 0, result.stderr);
