@@ -78,9 +78,16 @@ function refusedCertificate(error: unknown): (Detail & { code: string }) | undef
  * role does not exist or may not connect (28000), the password is wrong (28P01), the URL asks
  * for TLS and the server has none, or the server's certificate fails verification.
  */
+/** pg's words when a server asks for a SCRAM password and the client has none. */
+const NO_PASSWORD = 'client password must be a string';
+
+function missingPassword(error: unknown): boolean {
+  return details(error).some((detail) => detail.message.includes(NO_PASSWORD));
+}
+
 export function isPermanentDatabaseFailure(error: unknown): boolean {
   const code = serverError(error)?.code;
-  return refusedTls(error) || refusedCertificate(error) !== undefined || (code !== undefined && (code === '3D000' || code.startsWith('28')));
+  return refusedTls(error) || refusedCertificate(error) !== undefined || missingPassword(error) || (code !== undefined && (code === '3D000' || code.startsWith('28')));
 }
 
 const LISTEN_SYSCALLS = new Set(['listen', 'bind']);
@@ -152,6 +159,7 @@ function postgresFailure(error: unknown, databaseUrl: string): string | undefine
     return `${server} refused user "${user}" (${code}: ${sent?.message}); fix the user in DATABASE_URL, or create the role or allow it in pg_hba.conf`;
   }
   if (code !== undefined) return `${server} failed (${code}: ${sent?.message})`;
+  if (missingPassword(error)) return `${server} asks for a password, and DATABASE_URL has none; add it (postgres://user:password@host/database)`;
   if (refusedTls(error)) {
     const asked = url.searchParams.has('sslmode') ? `sslmode=${url.searchParams.get('sslmode')}` : 'TLS';
     return `${server} does not support TLS, but DATABASE_URL asks for ${asked}; turn TLS on in the server (ssl = on) or change sslmode in DATABASE_URL`;

@@ -64,3 +64,48 @@ export function postgresWithTls(t: TestContext): Promise<number> {
     }),
   );
 }
+
+/** An authentication request: 'R', its length, the method's number, then its data. */
+function authentication(method: number, data = Buffer.alloc(0)): Buffer {
+  const head = Buffer.alloc(9);
+  head.write('R', 0);
+  head.writeInt32BE(8 + data.length, 1);
+  head.writeInt32BE(method, 5);
+  return Buffer.concat([head, data]);
+}
+
+/**
+ * A server that asks each login for its password, in clear text (as `password` in pg_hba.conf
+ * does: it records what the client sends and refuses it as a wrong password, 28P01) or by
+ * SCRAM-SHA-256 (as `scram-sha-256` does, the default since PostgreSQL 14: it goes as far as
+ * the client's first message and the server's first answer).
+ */
+export async function postgresAskingPassword(t: TestContext, method: 'cleartext' | 'scram' = 'cleartext'): Promise<{ port: number; passwords: string[] }> {
+  const passwords: string[] = [];
+  const askPassword = method === 'cleartext' ? authentication(3) : authentication(10, Buffer.from('SCRAM-SHA-256\0\0'));
+  const serverFirst = authentication(11, Buffer.from('r=client-nonce-and-server-nonce,s=c2FsdA==,i=4096'));
+  const port = await fakePostgres(t, (socket) => {
+    let received = Buffer.alloc(0);
+    let asked = false;
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (!asked) {
+        // The startup message is length-prefixed and has no type byte.
+        if (received.length < 4 || received.length < received.readInt32BE(0)) return;
+        received = received.subarray(received.readInt32BE(0));
+        asked = true;
+        socket.write(askPassword);
+      }
+      // The PasswordMessage (or SASLInitialResponse): 'p', a length, the password ending in a zero byte.
+      if (received.length < 5 || received.length < 1 + received.readInt32BE(1)) return;
+      if (method === 'scram') {
+        received = Buffer.alloc(0);
+        socket.write(serverFirst);
+        return;
+      }
+      passwords.push(received.subarray(5, received.readInt32BE(1)).toString('utf8'));
+      socket.end(errorResponse('28P01', 'password authentication failed for user "app"'));
+    });
+  });
+  return { port, passwords };
+}

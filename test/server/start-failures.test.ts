@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import pg from 'pg';
 import { CLI, freePort, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
-import { postgresWithoutTls, postgresWithTls, refusingPostgres } from '../helpers/refusing-postgres.js';
+import { postgresAskingPassword, postgresWithoutTls, postgresWithTls, refusingPostgres } from '../helpers/refusing-postgres.js';
 import { postgresUrlOrSkipReason, tempDir } from '../helpers/server.js';
 import { unprivileged } from '../helpers/unprivileged.js';
 import { storeFactories } from '../store/store-factories.js';
@@ -143,6 +143,22 @@ describe('PostgreSQL refusing the start', () => {
       assert.doesNotMatch(result.stdout, /retrying the start/);
     });
   }
+
+  test("DATABASE_URL's password is the one sent to a server that asks for it", async (t) => {
+    const { port, passwords } = await postgresAskingPassword(t);
+    const line = onlyLine(await runCli(['migrate'], { DATABASE_URL: `postgres://app:s3cret%40pw@127.0.0.1:${port}/plants` }));
+    assert.match(line, /refused the password of user "app" \(28P01\)/);
+    assert.deepEqual([...new Set(passwords)], ['s3cret@pw']);
+  });
+
+  test('a server that asks for a password DATABASE_URL does not have stops the start at once with one line', { timeout: 60_000 }, async (t) => {
+    const { port } = await postgresAskingPassword(t, 'scram');
+    for (const command of [['migrate'], ['serve', '--port', '0']]) {
+      const result = await runCli(command, { DATABASE_URL: `postgres://app@127.0.0.1:${port}/plants` });
+      assert.equal(onlyLine(result), `plantstore: cannot use the database: PostgreSQL at 127.0.0.1:${port} asks for a password, and DATABASE_URL has none; add it (postgres://user:password@host/database)`);
+      assert.doesNotMatch(result.stdout, /retrying the start/);
+    }
+  });
 
   test('a database that does not exist on the real server stops the start at once', { skip: postgres.reason }, async () => {
     const url = new URL(postgres.url as string);

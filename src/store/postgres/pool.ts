@@ -32,7 +32,8 @@ export interface PoolOptions {
  */
 class BoundedClient extends pg.Client {
   constructor(config?: pg.ClientConfig) {
-    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // pg-pool keeps the password as a property a spread does not copy, to keep it out of logs.
+    super({ ...config, password: config?.password, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   }
 }
 
