@@ -50,12 +50,12 @@ function writable(res: ServerResponse): Promise<void> {
 export function listStreamer(store: PlantStore, policy: StreamPolicy) {
   return async function streamPlants(ctx: RequestContext, owner: string, params: ListParams, pending: TokenCheck | undefined): Promise<void> {
     const { res } = ctx;
-    const release = policy.admission.admit(owner);
+    const admitted = policy.admission.admit(owner);
     let stream;
     try {
       stream = await store.streamPlants(owner, params, pending);
     } catch (error) {
-      release();
+      admitted.release();
       throw error;
     }
     const deadline = setTimeout(() => res.destroy(new Error('STREAM_DEADLINE passed')), policy.deadlineMs);
@@ -85,11 +85,13 @@ export function listStreamer(store: PlantStore, policy: StreamPolicy) {
       res.destroy(error as Error);
       throw error;
     } finally {
+      // The response is complete or cut: the owner may stream again while the snapshot closes.
+      admitted.releaseOwner();
       clearTimeout(deadline);
       try {
         await stream.close();
       } finally {
-        release();
+        admitted.release();
       }
     }
   };

@@ -13,6 +13,14 @@ export interface StreamLimits {
   perProcess: number;
 }
 
+/** An admitted stream's shares, each safe to give back twice. */
+export interface AdmittedStream {
+  /** Gives back the owner's share: its response is complete, its snapshot may still be closing. */
+  releaseOwner(): void;
+  /** Gives back both shares, once the snapshot is closed. */
+  release(): void;
+}
+
 export class StreamAdmission {
   private readonly byOwner = new Map<string, number>();
   private total = 0;
@@ -24,21 +32,34 @@ export class StreamAdmission {
     return this.total;
   }
 
-  /** Admits one stream for `owner` and returns its release (safe to call twice), or throws the 429 or 503. */
-  admit(owner: string): () => void {
+  /**
+   * Admits one stream for `owner`, or throws the 429 or 503. The owner's share goes back as soon
+   * as the response is complete, so that an owner may stream again at once; the process's share,
+   * which stands for a snapshot connection, only once that is closed.
+   */
+  admit(owner: string): AdmittedStream {
     const held = this.byOwner.get(owner) ?? 0;
     if (held >= this.limits.perOwner) throw errors.tooManyStreams(this.limits.perOwner, STREAM_RETRY_AFTER_SECONDS);
     if (this.total >= this.limits.perProcess) throw errors.streamsBusy(STREAM_RETRY_AFTER_SECONDS);
     this.byOwner.set(owner, held + 1);
     this.total++;
+    let ownerReleased = false;
     let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.total--;
+    const releaseOwner = () => {
+      if (ownerReleased) return;
+      ownerReleased = true;
       const left = (this.byOwner.get(owner) ?? 1) - 1;
       if (left === 0) this.byOwner.delete(owner);
       else this.byOwner.set(owner, left);
+    };
+    return {
+      releaseOwner,
+      release: () => {
+        releaseOwner();
+        if (released) return;
+        released = true;
+        this.total--;
+      },
     };
   }
 }

@@ -286,5 +286,17 @@ for (const kind of storeKinds()) {
       assert.deepEqual(await after.json(), [{ name: 'p0' }, { name: 'p1' }]);
       assert.equal((await user.request('/plants')).status, 200);
     });
+
+    test('an owner may stream one list after another: a complete stream no longer counts against STREAMS_PER_OWNER', async (t) => {
+      const user = await (await startTestServer(t, kind, { streamsPerOwner: '1' })).user();
+      await create(user, 1, 'Moss');
+      const statuses: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        const response = await user.request('/plants');
+        await response.arrayBuffer();
+        statuses.push(response.status);
+      }
+      assert.deepEqual(statuses, statuses.map(() => 200));
+    });
   });
 }

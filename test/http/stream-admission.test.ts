@@ -18,7 +18,7 @@ function refusal(run: () => unknown): ApiError {
 describe('stream admission', () => {
   test('refuses past the owner limit with 429 and past the process limit with 503, each with Retry-After', () => {
     const admission = new StreamAdmission({ perOwner: 2, perProcess: 3 });
-    const releaseA1 = admission.admit('a');
+    const a1 = admission.admit('a');
     admission.admit('a');
     const perOwner = refusal(() => admission.admit('a'));
     assert.equal(perOwner.status, 429);
@@ -27,11 +27,27 @@ describe('stream admission', () => {
     const perProcess = refusal(() => admission.admit('c'));
     assert.equal(perProcess.status, 503);
     assert.match(perProcess.headers['retry-after'] ?? '', /^[1-9]/);
-    releaseA1();
-    releaseA1(); // a second release frees nothing more
+    a1.release();
+    a1.release(); // a second release frees nothing more
     assert.equal(admission.open, 2);
     admission.admit('c');
     assert.equal(refusal(() => admission.admit('d')).status, 503);
+  });
+
+  test("the owner's share goes back before the process's: an owner may stream again while its last snapshot closes", () => {
+    const admission = new StreamAdmission({ perOwner: 1, perProcess: 2 });
+    const first = admission.admit('a');
+    assert.equal(refusal(() => admission.admit('a')).status, 429);
+    first.releaseOwner();
+    first.releaseOwner();
+    const second = admission.admit('a');
+    assert.equal(admission.open, 2, 'the first still holds its snapshot');
+    assert.equal(refusal(() => admission.admit('b')).status, 503);
+    first.release();
+    assert.equal(admission.open, 1);
+    assert.equal(refusal(() => admission.admit('a')).status, 429, "the first's release frees no second owner share");
+    second.release();
+    assert.equal(admission.open, 0);
   });
 });
 
