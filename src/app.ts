@@ -8,6 +8,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Authenticator } from './auth/authenticator.js';
 import type { PendingToken, Principal } from './auth/principal.js';
 import { ApiError, errors } from './errors.js';
+import { requestRecorder } from './http/access-log.js';
 import { clientRequestId, type RequestContext } from './http/context.js';
 import { applyCors } from './http/cors.js';
 import type { Metrics } from './http/metrics.js';
@@ -105,6 +106,7 @@ export function buildApp(parts: AppParts): RequestListener {
 
   // Fresh request ids: a random prefix per process (unique across instances) and a counter, cheaper than a UUID each.
   const requestIdPrefix = randomBytes(6).toString('base64url');
+  const recordRequest = requestRecorder(logger, metrics);
   let requestCount = 0;
   function requestIdOf(req: IncomingMessage): string {
     return clientRequestId(req) ?? `${requestIdPrefix}-${(++requestCount).toString(36)}`;
@@ -176,10 +178,7 @@ export function buildApp(parts: AppParts): RequestListener {
       // client left before the response was complete.
       const cut = res.writableFinished ? undefined : res.errored?.message;
       const status = res.writableFinished || cut !== undefined ? res.statusCode : CLIENT_CLOSED_REQUEST;
-      const method = req.method ?? '';
-      metrics.observeRequest(route, method, status, seconds);
-      // pino leaves `cut` out of the line when it is undefined.
-      logger.info({ reqId: requestId, method, route, status, ms: Math.round(seconds * 1e4) / 10, cut }, 'request');
+      recordRequest(requestId, req.method ?? '', route, status, seconds, cut);
     });
     pipelines.run(req, res, () => {
       try {

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { issueToken } from './auth/api-tokens.js';
 import { buildAuthenticator } from './auth/build-authenticator.js';
+import { requestRecorder } from './http/access-log.js';
 import { respondToClientErrors } from './http/client-error.js';
 import { PipelineOrder } from './http/pipelining.js';
 import { Metrics } from './http/metrics.js';
@@ -107,7 +108,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   // Any other expectation node would refuse with a bare 417; the app refuses it too, with an
   // Error body, in its turn among pipelined requests and with an access line.
   server.on('checkExpectation', app);
-  const cutWaitingConnections = respondToClientErrors(server, pipelines);
+  const cutWaitingConnections = respondToClientErrors(server, pipelines, requestRecorder(logger, metrics));
   try {
     await rateLimiter?.started;
     await new Promise<void>((resolve, reject) => {

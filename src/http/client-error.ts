@@ -1,32 +1,46 @@
 /**
- * What node's HTTP parser rejects before plantstore sees a request (a malformed header, a
- * request line that is not HTTP, headers too large, a request that took too long) still gets an
- * Error body, written straight to the socket, and the connection is closed.
+ * What node's HTTP parser rejects (a malformed header or body, a request line that is not HTTP,
+ * headers too large, a request that took too long) still gets an Error body, written straight to
+ * the socket, and the connection is closed. Each has its access line: that of the request the
+ * app was reading when the parser gave up, or one of its own.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { RecordRequest } from './access-log.js';
+import { clientRequestId } from './context.js';
 import type { PipelineOrder } from './pipelining.js';
 
 interface ParserError extends Error {
   code?: string;
 }
 
-/** The raw bytes of the response to a request the parser rejected, its status as node's own handler picks it. */
-function clientErrorResponse(error: ParserError): string {
-  if (error.code === 'HPE_HEADER_OVERFLOW') return rawError(431, 'Request Header Fields Too Large', 'The request headers are larger than the server accepts.');
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return rawError(408, 'Request Timeout', 'The request was not complete in time.');
-  return rawError(400, 'Bad Request', 'The request is not well-formed HTTP/1.1.');
+interface Refusal {
+  status: number;
+  reason: string;
+  message: string;
 }
 
+/** The response to a request the parser rejected, its status as node's own handler picks it. */
+function parserRefusal(error: ParserError): Refusal {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return { status: 431, reason: 'Request Header Fields Too Large', message: 'The request headers are larger than the server accepts.' };
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, reason: 'Request Timeout', message: 'The request was not complete in time.' };
+  return { status: 400, reason: 'Bad Request', message: 'The request is not well-formed HTTP/1.1.' };
+}
+
+/** The route of an access line for what never became a request the app saw. */
+const UNPARSED = 'unparsed';
+
+const freshRequestId = () => randomBytes(9).toString('base64url');
+
 /** An Error response as raw bytes, closing the connection. */
-function rawError(status: number, reason: string, message: string): string {
+function rawError({ status, reason, message }: Refusal, requestId: string): string {
   const body = JSON.stringify({ error: status, message });
   return [
     `HTTP/1.1 ${status} ${reason}`,
     'Content-Type: application/json',
     `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-Id: ${randomBytes(9).toString('base64url')}`,
+    `X-Request-Id: ${requestId}`,
     'X-Content-Type-Options: nosniff',
     'Cache-Control: no-store',
     'Connection: close',
@@ -47,7 +61,7 @@ class WaitingConnections {
    * it (PipelineOrder.pendingOn): the responses to requests pipelined before the one that
    * failed go first, the Error follows them.
    */
-  endAfter(res: ServerResponse | undefined, socket: Duplex, response: string): void {
+  endAfter(res: ServerResponse | undefined, socket: Duplex, response: string, sent?: () => void): void {
     // Kept until it closes: a client may leave its side open after the Error, for ever.
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
@@ -55,10 +69,10 @@ class WaitingConnections {
     // stream before the Error was cut for, would otherwise be an uncaught exception.
     socket.on('error', () => socket.destroy());
     if (res === undefined) {
-      socket.end(response);
+      socket.end(response, sent);
       return;
     }
-    res.once('finish', () => socket.end(response));
+    res.once('finish', () => socket.end(response, sent));
     res.once('close', () => {
       if (!res.writableFinished) socket.destroy();
     });
@@ -69,14 +83,18 @@ class WaitingConnections {
   }
 }
 
+const CONNECT_REFUSAL: Refusal = { status: 400, reason: 'Bad Request', message: 'CONNECT is not supported: plantstore is not a proxy.' };
+
 /** CONNECT, which node takes away from the app: plantstore is no proxy. */
-function refuseConnect(server: Server, requests: PipelineOrder, waiting: WaitingConnections): void {
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+function refuseConnect(server: Server, requests: PipelineOrder, waiting: WaitingConnections, record: RecordRequest): void {
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     // node has taken the socket from the server, and with it the passing on of the socket's
     // 'drain' to the response under way: a streamed list would wait for it for ever.
     const pending = requests.pendingOn(socket);
     if (pending !== undefined) socket.on('drain', () => pending.emit('drain'));
-    waiting.endAfter(pending, socket, rawError(400, 'Bad Request', 'CONNECT is not supported: plantstore is not a proxy.'));
+    const requestId = clientRequestId(req) ?? freshRequestId();
+    record(requestId, 'CONNECT', UNPARSED, CONNECT_REFUSAL.status, 0);
+    waiting.endAfter(pending, socket, rawError(CONNECT_REFUSAL, requestId));
   });
 }
 
@@ -86,15 +104,30 @@ function refuseConnect(server: Server, requests: PipelineOrder, waiting: Waiting
  * request cut short by the error, and not yet answered, can never be: the Error is its answer.
  * Returns what cuts the connections still waiting to send such an Error.
  */
-export function respondToClientErrors(server: Server, requests: PipelineOrder): () => void {
+export function respondToClientErrors(server: Server, requests: PipelineOrder, record: RecordRequest): () => void {
   const waiting = new WaitingConnections();
-  refuseConnect(server, requests, waiting);
+  refuseConnect(server, requests, waiting, record);
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    waiting.endAfter(requests.pendingOn(socket), socket, clientErrorResponse(error));
+    const refusal = parserRefusal(error);
+    // A client that ended its side in the middle of a request has left: no refusal of ours to
+    // record, and the request it cut short, if the app has it, is logged as one whose client left.
+    const left = error.code === 'HPE_INVALID_EOF_STATE';
+    const unanswered = left ? undefined : requests.cutShortOn(socket);
+    if (unanswered === undefined) {
+      const requestId = freshRequestId();
+      if (!left) record(requestId, '', UNPARSED, refusal.status, 0);
+      waiting.endAfter(requests.pendingOn(socket), socket, rawError(refusal, requestId));
+      return;
+    }
+    // The Error answers the request the app was reading: its access line (written when the
+    // response closes) takes this status and says why, instead of taking it for a client that left.
+    unanswered.statusCode = refusal.status;
+    const requestId = clientRequestId(unanswered.req) ?? freshRequestId();
+    waiting.endAfter(requests.pendingOn(socket), socket, rawError(refusal, requestId), () => unanswered.destroy(new Error(refusal.message)));
   });
   return () => waiting.cut();
 }

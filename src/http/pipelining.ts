@@ -42,6 +42,13 @@ export class PipelineOrder {
     return undefined;
   }
 
+  /** The newest response on a connection whose request is still arriving, with nothing sent yet. */
+  cutShortOn(socket: Duplex): ServerResponse | undefined {
+    const res = this.latest.get(socket as Socket);
+    if (res === undefined || res.req.complete || res.headersSent || res.writableFinished || res.destroyed) return undefined;
+    return res;
+  }
+
   /**
    * Runs `handle` now, or once the response to the connection's previous request is complete;
    * never when the connection can no longer carry its response.
