@@ -39,6 +39,8 @@ export interface AppParts {
   pipelines: PipelineOrder;
   /** Aborted when the server starts to drain: /readyz answers 503 from then on. */
   draining: AbortSignal;
+  /** Aborted when the drain's time is up and the server cuts what is left: those responses say so. */
+  drainCut: AbortSignal;
 }
 
 const CLIENT_CLOSED_REQUEST = 499;
@@ -95,7 +97,7 @@ function checkingToken(pending: PendingToken, work: () => MaybePromise<void>): M
 }
 
 export function buildApp(parts: AppParts): RequestListener {
-  const { settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines, draining } = parts;
+  const { settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines, draining, drainCut } = parts;
   const corsOrigins = new Set(settings.corsOrigins);
   const router = new Router();
   const admission = new StreamAdmission({ perOwner: settings.streamsPerOwner, perProcess: settings.streamsPerProcess });
@@ -176,7 +178,7 @@ export function buildApp(parts: AppParts): RequestListener {
       // A response the server cut (a stream past its deadline, a reader that stalled, a database
       // failing mid-stream) keeps its status and says why; else 499, as nginx logs it: the
       // client left before the response was complete.
-      const cut = res.writableFinished ? undefined : res.errored?.message;
+      const cut = res.writableFinished ? undefined : (res.errored?.message ?? (drainCut.aborted ? String(drainCut.reason) : undefined));
       const status = res.writableFinished || cut !== undefined ? res.statusCode : CLIENT_CLOSED_REQUEST;
       recordRequest(requestId, req.method ?? '', route, status, seconds, cut);
     });

@@ -89,7 +89,8 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   const authenticator = buildAuthenticator(settings, store, logger);
   const pipelines = new PipelineOrder(endOfTurn);
   const draining = new AbortController();
-  const app = buildApp({ settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines, draining: draining.signal });
+  const drainCut = new AbortController();
+  const app = buildApp({ settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines, draining: draining.signal, drainCut: drainCut.signal });
   const server = createServer(
     {
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -142,6 +143,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       server.prependListener('request', closeAfterResponse);
       server.prependListener('checkContinue', closeAfterResponse);
       const force = setTimeout(() => {
+        drainCut.abort(`the drain's limit of ${DRAIN_TIMEOUT_MS / 1000} s passed`);
         server.closeAllConnections();
         cutWaitingConnections();
       }, DRAIN_TIMEOUT_MS);

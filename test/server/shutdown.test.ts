@@ -5,6 +5,7 @@ import { Agent, request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { pino } from 'pino';
 import { authorizedFetch, startTestServer, tempDir } from '../helpers/server.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
 import { until } from '../helpers/until.js';
@@ -104,7 +105,8 @@ describe('graceful shutdown', () => {
   });
 
   test('connections given a CONNECT refusal are cut with the others at 10 s: one behind an unread list, one left open', { timeout: 60_000 }, async (t) => {
-    const server = await startTestServer(t);
+    const lines: { msg: string; route?: string; method?: string; status?: number; cut?: string }[] = [];
+    const server = await startTestServer(t, 'sqlite', {}, pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) }));
     const user = await server.user();
     const db = new Database(server.settings.databaseUrl.slice('sqlite:'.length));
     const insert = db.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, NULL)');
@@ -132,6 +134,9 @@ describe('graceful shutdown', () => {
     await server.running.close();
     const took = Date.now() - started;
     assert.ok(took < 15_000, `the drain took ${took} ms: a connection outlived the 10 s cut`);
+    // The list the drain cut is no client that left (499): it keeps its 200 and says why.
+    const list = lines.filter((line) => line.msg === 'request' && line.route === '/plants' && line.method === 'GET');
+    assert.deepEqual(list.map((line) => [line.status, line.cut]), [[200, "the drain's limit of 10 s passed"]]);
   });
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
