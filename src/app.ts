@@ -129,6 +129,8 @@ export function buildApp(parts: AppParts): RequestListener {
 
   /** Runs the checks and the route; a promise only when something on the way had to wait. */
   function dispatch(ctx: RequestContext, match: Match | undefined): MaybePromise<void> {
+    // First, so that every refusal below carries them too.
+    if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');
     const lines = singleHeaderLines(ctx.req.rawHeaders);
     if (lines.host > 1 || (lines.host === 0 && ctx.req.httpVersion === '1.1')) throw errors.badHost();
     if (lines.authorization > 1) throw errors.repeatedHeader('Authorization');
@@ -136,7 +138,6 @@ export function buildApp(parts: AppParts): RequestListener {
     // Any other expectation reaches the app too (server.ts: checkExpectation), to be refused here.
     const { expect } = ctx.req.headers;
     if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw errors.expectationFailed();
-    if (corsOrigins.size > 0) applyCors(corsOrigins, ctx.req, ctx.res, match?.route.allowHeader ?? '');
     if (match === undefined) throw errors.routeNotFound();
     const { route } = match;
     const method = ctx.req.method ?? 'GET';

@@ -19,7 +19,7 @@ export function applyCors(allowedOrigins: ReadonlySet<string>, req: IncomingMess
     res.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
     return;
   }
-  res.setHeader('access-control-allow-methods', allow);
+  if (allow !== '') res.setHeader('access-control-allow-methods', allow); // none for a path that does not exist
   res.setHeader('access-control-allow-headers', ALLOWED_HEADERS);
   res.setHeader('access-control-max-age', '600');
 }

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startTestServer, storeKinds } from '../helpers/server.js';
+import { rawExchangeClosed } from '../helpers/raw-http.js';
 
 const ORIGIN = 'https://app.example';
 const CORS_HEADERS = ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers', 'access-control-allow-credentials'];
@@ -111,6 +112,14 @@ for (const kind of storeKinds()) {
       assert.equal(page.headers.get('link'), '</plants?limit=1&after=1>; rel="next"');
       assert.match(page.headers.get('x-request-id') ?? '', /^[A-Za-z0-9._:-]{1,128}$/, 'one X-Request-Id, not two joined');
       assert.equal(page.headers.get('content-type'), 'application/json');
+      // Refusals before the route's own checks carry them too.
+      const twoTokens = await rawExchangeClosed(
+        server.url,
+        `GET /plants HTTP/1.1\r\nHost: x\r\nOrigin: ${ORIGIN}\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n\r\n`,
+      );
+      assert.match(twoTokens, /^HTTP\/1\.1 400 /);
+      assert.match(twoTokens, new RegExp(`\r\naccess-control-allow-origin: ${ORIGIN}\r\n`, 'i'));
+      assert.match(twoTokens, /\r\nvary: Origin\r\n/i);
     });
 
     test('a preflight from an allowed origin works without a token', async (t) => {
@@ -127,6 +136,9 @@ for (const kind of storeKinds()) {
       assert.ok(headers.includes('authorization') && headers.includes('content-type'), `headers ${headers}`);
       const item = await fetch(`${server.url}/plants/7`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'DELETE' } });
       assert.ok((item.headers.get('access-control-allow-methods') ?? '').includes('DELETE'));
+      const nowhere = await fetch(`${server.url}/nowhere`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'GET' } });
+      assert.equal(nowhere.status, 404);
+      assert.equal(nowhere.headers.get('access-control-allow-methods'), null, 'no empty list of methods for a path that does not exist');
     });
 
     test('other origins get no CORS headers', async (t) => {
