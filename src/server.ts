@@ -15,6 +15,7 @@ import { createRateLimiter } from './http/rate-limit.js';
 import { ResponseBatcher } from './http/response-batcher.js';
 import { createLogger, type Logger } from './logger.js';
 import { DEFAULT_DATABASE_URL, type Settings } from './settings.js';
+import { briefReason } from './start-failure.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { EndOfTurn } from './util/end-of-turn.js';
@@ -76,7 +77,8 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     ...settings,
     endOfTurn,
     registry: metrics.registry,
-    onConnectionError: (err) => logger.warn({ err }, 'a database connection broke; the store opens another'),
+    // The reason only: pg's error carries its whole client (settings, certificates) in `client`.
+    onConnectionError: (err) => logger.warn({ reason: briefReason(err) }, 'a database connection broke; the store opens another'),
     onWriteBatch: (size, seconds) => metrics.observeWriteBatch(size, seconds),
     streamConnections: settings.streamsPerProcess,
   });

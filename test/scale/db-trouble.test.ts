@@ -68,6 +68,9 @@ describe('database trouble on postgres', { skip: postgres.reason }, () => {
       assert.deepEqual(await listed.json(), [{ name: 'Fern' }]);
       assert.equal((await plants({ method: 'POST', json: { id: 2, name: 'Moss' } })).status, 200);
       assert.doesNotMatch(instance.stdout(), /"level":60/, 'no fatal log line');
+      for (const line of instance.stdout().split('\n').filter((l) => l.includes('a database connection broke'))) {
+        assert.ok(line.length < 400, `a short line, not the pg client's dump: ${line.slice(0, 200)}…`);
+      }
     });
   }
 
