@@ -2,6 +2,7 @@
  * Start failures an operator can fix, each told as one line that names the cause and the
  * setting to change. The CLI prints the line and exits 1: no stack trace reaches the user.
  */
+import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { StoreUnavailableError } from './errors.js';
 
 /** A start that cannot succeed as configured; the message is the line to print. */
@@ -130,38 +131,37 @@ function sqliteFailure(detail: Detail, file: string): string | undefined {
   return undefined;
 }
 
-/** A URL part percent-decoded, or as written when its escapes are malformed. */
-function decodedOrAsIs(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
-}
-
 function postgresFailure(error: unknown, databaseUrl: string): string | undefined {
-  let url: URL;
+  // Read as pg reads it: the host, port and user may also come in the query (a Unix socket's folder in ?host=).
+  let config: ReturnType<typeof parsePostgresUrl>;
   try {
-    url = new URL(databaseUrl);
+    config = parsePostgresUrl(databaseUrl);
   } catch {
     return undefined;
   }
-  const server = `PostgreSQL at ${url.hostname || 'localhost'}:${url.port || '5432'}`;
-  const database = decodedOrAsIs(url.pathname.slice(1));
-  const user = decodedOrAsIs(url.username);
+  const server = `PostgreSQL at ${config.host || 'localhost'}:${config.port || '5432'}`;
+  const database = config.database ?? '';
+  const user = config.user ?? '';
+  const noPassword = `${server} asks for a password, and DATABASE_URL has none; add it (postgres://user:password@host/database)`;
   const sent = serverError(error);
   const code = sent?.code;
   if (code === '3D000') {
     return `${server} has no database "${database}" (3D000); create it (createdb ${database}) or fix the database name in DATABASE_URL`;
   }
-  if (code === '28P01') return `${server} refused the password of user "${user}" (28P01); fix the password in DATABASE_URL`;
+  // PostgreSQL answers an unknown user with 28P01 too, so as not to tell which names exist.
+  if (code === '28P01') return config.password ? `${server} refused the password of user "${user}" (28P01); fix the user name or password in DATABASE_URL` : noPassword;
   if (code !== undefined && code.startsWith('28')) {
+    // pg_hba.conf's hostnossl … reject, or hostssl only, for this user.
+    if (sent?.message.includes('no encryption')) {
+      return `${server} refused user "${user}" without TLS (${code}: ${sent.message}); set sslmode=verify-full in DATABASE_URL, with sslrootcert=<file> for a private CA`;
+    }
     return `${server} refused user "${user}" (${code}: ${sent?.message}); fix the user in DATABASE_URL, or create the role or allow it in pg_hba.conf`;
   }
   if (code !== undefined) return `${server} failed (${code}: ${sent?.message})`;
-  if (missingPassword(error)) return `${server} asks for a password, and DATABASE_URL has none; add it (postgres://user:password@host/database)`;
+  if (missingPassword(error)) return noPassword;
   if (refusedTls(error)) {
-    const asked = url.searchParams.has('sslmode') ? `sslmode=${url.searchParams.get('sslmode')}` : 'TLS';
+    const sslmode = new URLSearchParams(databaseUrl.split('?')[1] ?? '').get('sslmode');
+    const asked = sslmode === null ? 'TLS' : `sslmode=${sslmode}`;
     return `${server} does not support TLS, but DATABASE_URL asks for ${asked}; turn TLS on in the server (ssl = on) or change sslmode in DATABASE_URL`;
   }
   const certificate = refusedCertificate(error);

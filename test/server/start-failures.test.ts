@@ -128,7 +128,7 @@ describe('a data folder that cannot be used', () => {
 describe('PostgreSQL refusing the start', () => {
   const refusals: [string, string, string, RegExp][] = [
     ['a database that does not exist', '3D000', 'database "plants" does not exist', /has no database "plants" \(3D000\); create it .*DATABASE_URL$/],
-    ['a wrong password', '28P01', 'password authentication failed for user "app"', /refused the password of user "app" \(28P01\); fix the password in DATABASE_URL$/],
+    ['a wrong password (or a user that does not exist)', '28P01', 'password authentication failed for user "app"', /refused the password of user "app" \(28P01\); fix the user name or password in DATABASE_URL$/],
     ['a role that does not exist', '28000', 'role "app" does not exist', /refused user "app" \(28000: role "app" does not exist\); fix the user in DATABASE_URL/],
     ['a setting the server does not know', '42704', 'unrecognized configuration parameter "foo"', /failed \(42704: unrecognized configuration parameter "foo"\)$/],
   ];
@@ -143,6 +143,25 @@ describe('PostgreSQL refusing the start', () => {
       assert.doesNotMatch(result.stdout, /retrying the start/);
     });
   }
+
+  test('a refused login without a password in DATABASE_URL says that none was given', async (t) => {
+    const port = await refusingPostgres(t, '28P01', 'password authentication failed for user "app"');
+    const line = onlyLine(await runCli(['migrate'], { DATABASE_URL: `postgres://app@127.0.0.1:${port}/plants` }));
+    assert.equal(line, `plantstore: cannot use the database: PostgreSQL at 127.0.0.1:${port} asks for a password, and DATABASE_URL has none; add it (postgres://user:password@host/database)`);
+  });
+
+  test('the server and user of a refusal are read as pg reads the URL: from the query too', async (t) => {
+    const port = await refusingPostgres(t, '28P01', 'password authentication failed for user "app"');
+    const line = onlyLine(await runCli(['migrate'], { DATABASE_URL: `postgres:///plants?host=127.0.0.1&port=${port}&user=app&password=s3cret` }));
+    assert.match(line, new RegExp(`^plantstore: cannot use the database: PostgreSQL at 127\\.0\\.0\\.1:${port} refused the password of user "app" \\(28P01\\)`));
+    assert.doesNotMatch(line, /s3cret/);
+  });
+
+  test('a user the server takes only over TLS: the line says to set sslmode', async (t) => {
+    const port = await refusingPostgres(t, '28000', 'pg_hba.conf rejects connection for host "127.0.0.1", user "app", database "plants", no encryption');
+    const line = onlyLine(await runCli(['migrate'], { DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${port}/plants` }));
+    assert.match(line, /refused user "app" without TLS \(28000: .*no encryption\); set sslmode=verify-full in DATABASE_URL/);
+  });
 
   test("DATABASE_URL's password is the one sent to a server that asks for it", async (t) => {
     const { port, passwords } = await postgresAskingPassword(t);
