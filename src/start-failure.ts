@@ -94,7 +94,9 @@ export function isPermanentDatabaseFailure(error: unknown): boolean {
 const LISTEN_SYSCALLS = new Set(['listen', 'bind']);
 
 function listenFailure(detail: Detail, host: string, port: number): string | undefined {
-  const where = `${typeof detail.address === 'string' ? detail.address : host}:${typeof detail.port === 'number' ? detail.port : port}`;
+  const address = typeof detail.address === 'string' ? detail.address : host;
+  // An IPv6 address in brackets, as in a URL, so that the port stands apart.
+  const where = `${address.includes(':') ? `[${address}]` : address}:${typeof detail.port === 'number' ? detail.port : port}`;
   if (detail.code === 'EADDRINUSE') {
     return `cannot listen on ${where}: the port is in use by another process; stop it or choose another port with PORT or --port`;
   }

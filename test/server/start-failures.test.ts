@@ -10,6 +10,7 @@ import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import pg from 'pg';
+import { StartError, asStartError } from '../../src/start-failure.js';
 import { CLI, freePort, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
 import { postgresAskingPassword, postgresWithoutTls, postgresWithTls, refusingPostgres } from '../helpers/refusing-postgres.js';
 import { postgresUrlOrSkipReason, tempDir } from '../helpers/server.js';
@@ -68,6 +69,13 @@ describe('a start that cannot listen', () => {
   test('an address that is not of this machine: one line naming HOST and --host', async (t) => {
     const result = await runCli(['serve', '--port', '0', '--host', '192.0.2.1'], { DATABASE_URL: `sqlite:${join(tempDir(t), 'a.db')}` });
     assert.match(onlyLine(result), /^plantstore: cannot listen on 192\.0\.2\.1:0: 192\.0\.2\.1 is not an address of this machine; set HOST or --host/);
+  });
+
+  test('an IPv6 address is named in brackets, its port apart', () => {
+    const error = Object.assign(new Error('listen EADDRNOTAVAIL'), { code: 'EADDRNOTAVAIL', syscall: 'listen', address: '2001:db8::5', port: 8080 });
+    const explained = asStartError(error, { databaseUrl: 'sqlite:x.db', host: '2001:db8::5', port: 8080 });
+    assert.ok(explained instanceof StartError);
+    assert.match(explained.message, /^cannot listen on \[2001:db8::5\]:8080: 2001:db8::5 is not an address of this machine/);
   });
 
   test('a host name that does not resolve: one line naming HOST and --host', async (t) => {
