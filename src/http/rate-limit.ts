@@ -27,8 +27,9 @@ const POLICY = '"owner"';
  * Undefined for any other error.
  */
 function refusal(error: Error, url: string): string | undefined {
-  const { hostname, port, pathname, searchParams } = new URL(url);
+  const { hostname, port, pathname, searchParams, password } = new URL(url);
   const redis = `Redis at ${hostname}:${port || '6379'}`;
+  if (/^NOAUTH\b/.test(error.message) && password === '') return `${redis} asks for a password, and REDIS_URL has none; add it (redis://:password@host:6379)`;
   if (/^(WRONGPASS|NOAUTH|NOPERM)\b/.test(error.message)) return `${redis} refused the login (${error.message}); fix the user name or password in REDIS_URL`;
   if ((error as { command?: { name?: unknown } }).command?.name !== 'select') return undefined;
   const database = pathname.slice(1) || searchParams.get('db');

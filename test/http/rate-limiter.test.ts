@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { describe, test, type TestContext } from 'node:test';
 import { pino } from 'pino';
 import { createRateLimiter, rateLimitHeader } from '../../src/http/rate-limit.js';
 import { parseRateLimit } from '../../src/settings.js';
@@ -24,5 +26,37 @@ describe('RATE_LIMIT', () => {
     for (const decision of decisions) assert.ok(decision.resetSeconds >= 59 && decision.resetSeconds <= 60);
     assert.equal((await limiter.consume('b')).allowed, true, 'owners have separate counts');
     assert.equal(rateLimitHeader({ allowed: true, remaining: 37, resetSeconds: 12 }), '"owner";r=37;t=12');
+  });
+});
+
+describe('a Redis that asks for a password', () => {
+  /** A server that answers every command as a Redis with requirepass does to a client that has not logged in. */
+  async function redisAskingPassword(t: TestContext): Promise<number> {
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.on('data', () => socket.write('-NOAUTH Authentication required.\r\n'));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.after(() => server.close());
+    return (server.address() as AddressInfo).port;
+  }
+
+  const start = async (url: string) => {
+    const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: url, redisKeyPrefix: 'test', logger: pino({ level: 'silent' }) });
+    try {
+      await limiter.started;
+      return 'started';
+    } catch (error) {
+      return (error as Error).message;
+    } finally {
+      await limiter.close();
+    }
+  };
+
+  test('stops the start with a line that says REDIS_URL has none, when it has none', async (t) => {
+    const port = await redisAskingPassword(t);
+    assert.equal(await start(`redis://127.0.0.1:${port}`), `cannot use Redis: Redis at 127.0.0.1:${port} asks for a password, and REDIS_URL has none; add it (redis://:password@host:6379)`);
+    assert.match(await start(`redis://:wrong@127.0.0.1:${port}`), /refused the login \(NOAUTH [^)]*\); fix the user name or password in REDIS_URL$/);
   });
 });
