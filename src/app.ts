@@ -177,11 +177,14 @@ export function buildApp(parts: AppParts): RequestListener {
       const seconds = (performance.now() - started) / 1000;
       const route = match?.route.template ?? 'unmatched';
       // A response the server cut (a stream past its deadline, a reader that stalled, a database
-      // failing mid-stream) keeps its status and says why; else 499, as nginx logs it: the
-      // client left before the response was complete.
-      const cut = res.writableFinished ? undefined : (res.errored?.message ?? (drainCut.aborted ? String(drainCut.reason) : undefined));
+      // failing mid-stream, the drain's limit once its status was sent) keeps its status and
+      // says why; else 499, as nginx logs it: the client left before the response was complete.
+      const drainCutIt = drainCut.aborted && res.headersSent;
+      const cut = res.writableFinished ? undefined : (res.errored?.message ?? (drainCutIt ? String(drainCut.reason) : undefined));
       const status = res.writableFinished || cut !== undefined ? res.statusCode : CLIENT_CLOSED_REQUEST;
-      recordRequest(requestId, req.method ?? '', route, status, seconds, cut);
+      // The parser's Error, sent in this response's place, carries an id of its own.
+      const id = res.writableFinished ? requestId : ((res.getHeader('x-request-id') as string | undefined) ?? requestId);
+      recordRequest(id, req.method ?? '', route, status, seconds, cut);
     });
     pipelines.run(req, res, () => {
       try {

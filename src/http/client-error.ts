@@ -127,6 +127,7 @@ export function respondToClientErrors(server: Server, requests: PipelineOrder, r
     // response closes) takes this status and says why, instead of taking it for a client that left.
     unanswered.statusCode = refusal.status;
     const requestId = clientRequestId(unanswered.req) ?? freshRequestId();
+    unanswered.setHeader('x-request-id', requestId);
     waiting.endAfter(requests.pendingOn(socket), socket, rawError(refusal, requestId), () => unanswered.destroy(new Error(refusal.message)));
   });
   return () => waiting.cut();

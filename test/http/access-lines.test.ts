@@ -53,9 +53,18 @@ test('requests the parser refuses are logged and counted, each with the id its r
   const line = await accessLine('chunked-1');
   assert.deepEqual([line.method, line.route, line.status, line.cut], ['POST', '/plants', 400, 'The request is not well-formed HTTP/1.1.']);
 
+  // Without an id of the client's, the line has the one the Error carried.
+  const anonymous = await rawExchangeClosed(
+    server.url,
+    `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\nContent-Type: application/json\r\n` +
+      'Transfer-Encoding: chunked\r\n\r\n5\r\n{"id"\r\nzz\r\n',
+  );
+  assert.match(anonymous, /^HTTP\/1\.1 400 /);
+  assert.equal((await accessLine(requestId(anonymous))).route, '/plants');
+
   const metrics = await (await fetch(`${server.url}/metrics`)).text();
   assert.match(metrics, /^plantstore_http_requests_total\{route="unparsed",method="",status="400"\} 1$/m);
   assert.match(metrics, /^plantstore_http_requests_total\{route="unparsed",method="CONNECT",status="400"\} 1$/m);
-  assert.match(metrics, /^plantstore_http_requests_total\{route="\/plants",method="POST",status="400"\} 1$/m);
+  assert.match(metrics, /^plantstore_http_requests_total\{route="\/plants",method="POST",status="400"\} 2$/m);
   assert.doesNotMatch(metrics, /status="499"/);
 });
