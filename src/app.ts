@@ -179,8 +179,8 @@ export function buildApp(parts: AppParts): RequestListener {
       // A response the server cut (a stream past its deadline, a reader that stalled, a database
       // failing mid-stream, the drain's limit once its status was sent) keeps its status and
       // says why; else 499, as nginx logs it: the client left before the response was complete.
-      const drainCutIt = drainCut.aborted && res.headersSent;
-      const cut = res.writableFinished ? undefined : (res.errored?.message ?? (drainCutIt ? String(drainCut.reason) : undefined));
+      const cutByDrain = drainCut.aborted && res.headersSent;
+      const cut = res.writableFinished ? undefined : (res.errored?.message ?? (cutByDrain ? String(drainCut.reason) : undefined));
       const status = res.writableFinished || cut !== undefined ? res.statusCode : CLIENT_CLOSED_REQUEST;
       // The parser's Error, sent in this response's place, carries an id of its own.
       const id = res.writableFinished ? requestId : ((res.getHeader('x-request-id') as string | undefined) ?? requestId);

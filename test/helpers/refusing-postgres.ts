@@ -10,15 +10,17 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket } from 'node:tls';
 import type { TestContext } from 'node:test';
 
-function errorResponse(code: string, message: string): Buffer {
-  const fields = Buffer.concat([
-    ...[['S', 'FATAL'], ['V', 'FATAL'], ['C', code], ['M', message]].map(([type, value]) => Buffer.from(`${type}${value}\0`)),
-    Buffer.from([0]),
-  ]);
+/** A message from the server: its type byte, its length (which counts itself), its body. */
+function serverMessage(type: string, body: Buffer): Buffer {
   const head = Buffer.alloc(5);
-  head.write('E', 0);
-  head.writeInt32BE(fields.length + 4, 1);
-  return Buffer.concat([head, fields]);
+  head.write(type, 0);
+  head.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
+}
+
+function errorResponse(code: string, message: string): Buffer {
+  const fields = [['S', 'FATAL'], ['V', 'FATAL'], ['C', code], ['M', message]].map(([type, value]) => Buffer.from(`${type}${value}\0`));
+  return serverMessage('E', Buffer.concat([...fields, Buffer.from([0])]));
 }
 
 /** Starts a server on 127.0.0.1 that treats each connection with `onConnection`, and returns its port; it closes after the test. */
@@ -67,11 +69,9 @@ export function postgresWithTls(t: TestContext): Promise<number> {
 
 /** An authentication request: 'R', its length, the method's number, then its data. */
 function authentication(method: number, data = Buffer.alloc(0)): Buffer {
-  const head = Buffer.alloc(9);
-  head.write('R', 0);
-  head.writeInt32BE(8 + data.length, 1);
-  head.writeInt32BE(method, 5);
-  return Buffer.concat([head, data]);
+  const methodNumber = Buffer.alloc(4);
+  methodNumber.writeInt32BE(method);
+  return serverMessage('R', Buffer.concat([methodNumber, data]));
 }
 
 /**
