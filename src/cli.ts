@@ -5,7 +5,7 @@
  * variable; see settings.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { expiryAfter, isApiToken, isTokenId, issueToken } from './auth/api-tokens.js';
 import { parseDuration } from './util/duration.js';
@@ -116,6 +116,16 @@ settingOptions(program.command('migrate').description('apply pending database sc
 
 const token = program.command('token').description('manage API tokens (create, list, revoke)');
 
+const JWT_SHAPE = /^eyJ[\w-]*\.[\w-]*\.[\w-]*$/;
+
+/**
+ * Refuses a plantstore token or a JWT pasted where a name belongs, without echoing it (stderr
+ * may go to a log): taken as a user name it would be stored, listed and backed up in clear.
+ */
+function refusePastedToken(value: string, instead: string): void {
+  if (isApiToken(value) || JWT_SHAPE.test(value)) throw new UsageError(`that is a token, ${instead}`);
+}
+
 settingOptions(
   token
     .command('create')
@@ -127,6 +137,7 @@ settingOptions(
   DATABASE_SETTINGS,
 ).action(async (options: { user?: string; readOnly?: boolean; expiresIn?: string }, command: Command) => {
   if (options.user === undefined) command.error("required option '--user <name>' not specified");
+  refusePastedToken(options.user, 'not a user name: --user takes the name of the user the token acts for');
   const expiresInMs = options.expiresIn === undefined ? undefined : parseDuration(options.expiresIn);
   if (options.expiresIn !== undefined && expiresInMs === undefined) {
     throw new UsageError('--expires-in must look like 90s, 30m, 12h or 30d');
@@ -164,8 +175,7 @@ settingOptions(
 
 settingOptions(token.command('revoke').description('revoke a token by its id (from token list); effective on the next request').argument('<token-id>'), DATABASE_SETTINGS).action(
   async (id: string, _options, command: Command) => {
-    // Not echoed: a token (or a JWT) pasted here is still a secret, and stderr may go to a log.
-    if (isApiToken(id)) throw new UsageError('that is a token, not its id: revoke takes the ID that token list shows');
+    refusePastedToken(id, 'not its id: revoke takes the ID that token list shows');
     if (!isTokenId(id)) throw new UsageError('that is not a token id (tok_ and 12 hex digits): revoke takes the ID that token list shows');
     const revoked = await withStore(command, (store) => store.revokeToken(id, new Date()));
     if (!revoked) fail(`no active token has the id ${id}`);
@@ -180,6 +190,7 @@ settingOptions(
     .argument('<file>', 'the backup file to create; it must not exist yet'),
   DATABASE_SETTINGS,
 ).action(async (file: string, _options, command: Command) => {
+  refusePastedToken(basename(file), 'not a file name: backup takes the file to create');
   const source = sqliteFile(command, 'backup');
   const { plants, tokens } = await backupDatabase(source, resolve(file));
   process.stdout.write(`backed up ${source} to ${file}: ${plants} plants, ${tokens} tokens\n`);

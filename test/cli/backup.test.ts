@@ -101,6 +101,17 @@ describe('plantstore backup and restore', () => {
     assert.match(exists.stderr, /^plantstore: .*b\.db exists already; give the backup a new file name\n$/);
   });
 
+  test('a token given as the backup file is refused without being echoed, and no file is made', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    const token = (await runCli(['token', 'create', '--user', 'u'], env)).stdout.trim();
+    const refused = await runCli(['backup', join(dir, token)], env);
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stderr, 'plantstore: that is a token, not a file name: backup takes the file to create\n');
+    assert.equal(refused.stdout, '');
+    assert.deepEqual(readdirSync(dir).filter((name) => name.startsWith('pst_')), []);
+  });
+
   test('a file or folder that cannot be written is one line naming it, for backup and restore alike', async (t) => {
     const dir = tempDir(t);
     const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };

@@ -60,6 +60,20 @@ describe('token create refuses what would fool a person, in one line', () => {
     });
   }
 
+  test('--user that is a token or a JWT is refused without being echoed, and no token is made', async (t) => {
+    const databaseUrl = sqlite(t);
+    const token = (await runCli(['token', 'create', '--user', 'alice', '--database-url', databaseUrl])).stdout.trim();
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: 'alice', pad: 'x'.repeat(300) })).toString('base64url')}.c2lnbmF0dXJl`;
+    for (const pasted of [token, jwt]) {
+      for (const args of [['--user', pasted], [`--user=${pasted}`]]) {
+        const line = oneLine(await runCli(['token', 'create', ...args, '--database-url', databaseUrl]));
+        assert.equal(line, 'plantstore: that is a token, not a user name: --user takes the name of the user the token acts for');
+      }
+    }
+    const listed = JSON.parse((await runCli(['token', 'list', '--json', '--database-url', databaseUrl])).stdout) as { user: string }[];
+    assert.deepEqual(listed.map((listedToken) => listedToken.user), ['alice']);
+  });
+
   test('--user is stored in NFC: a decomposed é lists as the composed one', async (t) => {
     const databaseUrl = sqlite(t);
     const created = await runCli(['token', 'create', '--user', 'jose\u0301', '--database-url', databaseUrl]);
