@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { authorizedFetch, tempDir } from '../helpers/server.js';
 import { runCli, startServerProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 
 async function listIds(url: string, token: string): Promise<Set<string>> {
   const response = await authorizedFetch(`${url}/plants`, token);
@@ -61,4 +63,35 @@ describe('durability', () => {
     for (const name of created) assert.ok(stored.has(name), `${name} was answered 200 and must survive`);
     for (const name of deleted) assert.ok(!stored.has(name), `${name} was answered 204 and must stay deleted`);
   });
+
+  for (const removed of ['-wal', '']) {
+    const file = removed === '' ? 'the database file' : 'its -wal file';
+    test(`with ${file} removed while serving, writes and /readyz answer 503 and nothing acknowledged is lost`, async (t) => {
+      const path = join(tempDir(t), 'removed.db');
+      const databaseUrl = `sqlite:${path}`;
+      const token = (await runCli(['token', 'create', '--user', 'keeper', '--database-url', databaseUrl])).stdout.trim();
+      const env = { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' };
+      const server = await startServerProcess(t, env);
+      for (let id = 1; id <= 5; id++) {
+        assert.equal((await authorizedFetch(`${server.url}/plants`, token, { method: 'POST', json: { id, name: `kept-${id}` } })).status, 200);
+      }
+      assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+      const saved = `${path}.saved`;
+      if (removed === '') renameSync(path, saved); // an operator's mv, which leaves the file to put back
+      else rmSync(`${path}-wal`);
+
+      const create = await authorizedFetch(`${server.url}/plants`, token, { method: 'POST', json: { id: 6, name: 'refused' } });
+      assert.equal(create.status, 503);
+      assert.equal((await authorizedFetch(`${server.url}/plants/1`, token, { method: 'DELETE' })).status, 503);
+      assert.equal((await fetch(`${server.url}/readyz`)).status, 503);
+      const reason = new RegExp(`removed\\.db${removed} was removed or replaced while plantstore had it open`);
+      await until(() => reason.test(server.stdout()), 'the log line that names the removed file');
+
+      server.child.kill('SIGTERM');
+      assert.equal((await server.exited)[0], 0);
+      if (removed === '') renameSync(saved, path);
+      const restarted = await startServerProcess(t, env);
+      assert.deepEqual([...(await listIds(restarted.url, token))].sort(), ['kept-1', 'kept-2', 'kept-3', 'kept-4', 'kept-5']);
+    });
+  }
 });
