@@ -1,6 +1,6 @@
 /**
- * buildApp: the request listener built from injected parts. The server, the CLI and the
- * tests all build it the same way. Checks run in the contract's order (docs/contract.md,
+ * buildApp: the request listener, built from the parts server.ts injects. Checks run in the
+ * contract's order (docs/contract.md,
  * "Order of checks"): Host, path, method, token and scope, rate limit, then the route's own.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,7 @@
 /**
  * The error list: every failure plantstore answers with, its status and its sentence.
- * Handlers throw these; one place (http/respond.ts) turns them into Error bodies.
+ * Handlers throw these; http/respond.ts turns them into Error bodies (and http/client-error.ts,
+ * for the requests node's HTTP parser refuses before any handler runs).
  */
 
 const REALM = 'Bearer realm="plantstore"';
@@ -61,9 +62,9 @@ export const errors = {
     new ApiError(415, 'The request body must be sent with Content-Length or Transfer-Encoding: chunked alone; other transfer codings are not supported.'),
   rateLimited: (seconds: number) => new ApiError(429, 'Too many requests for this owner; wait before trying again.', retryAfter(seconds)),
   tooManyStreams: (perOwner: number, seconds: number) =>
-    new ApiError(429, `This owner already has ${perOwner} streamed lists open; finish one, or page with limit, before starting another.`, retryAfter(seconds)),
+    new ApiError(429, `This owner already has ${perOwner} streamed lists open; finish one, or page with a limit of at most 1000, before starting another.`, retryAfter(seconds)),
   streamsBusy: (seconds: number) =>
-    new ApiError(503, 'The server is streaming as many lists as it can right now; try again shortly, or page with limit.', retryAfter(seconds)),
+    new ApiError(503, 'The server is streaming as many lists as it can right now; try again shortly, or page with a limit of at most 1000.', retryAfter(seconds)),
   unavailable: (message = 'The service cannot reach its database right now; try again shortly.', seconds = 1) =>
     new ApiError(503, message, retryAfter(seconds)),
   internal: () => new ApiError(500, 'The server failed unexpectedly; the failure has been logged.'),

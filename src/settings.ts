@@ -264,7 +264,7 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
   },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis-url', default: '', doc: 'Redis that holds the RATE_LIMIT counters for all processes and instances', parse: optional(redisUrl), file: true },
   { key: 'redisKeyPrefix', env: 'REDIS_KEY_PREFIX', flag: 'redis-key-prefix', default: 'plantstore:ratelimit', doc: "prefix of plantstore's keys in Redis", parse: nonEmpty },
-  { key: 'streamsPerOwner', env: 'STREAMS_PER_OWNER', flag: 'streams-per-owner', default: '4', doc: 'streamed lists (GET /plants without limit) one owner may have open at once; past it 429', parse: integer(1, 1000) },
+  { key: 'streamsPerOwner', env: 'STREAMS_PER_OWNER', flag: 'streams-per-owner', default: '4', doc: 'streamed lists (GET /plants without limit, or over 1000) one owner may have open at once; past it 429', parse: integer(1, 1000) },
   { key: 'streamsPerProcess', env: 'STREAMS_PER_PROCESS', flag: 'streams-per-process', default: '32', doc: 'streamed lists one process serves at once; past it 503', parse: integer(1, 10000) },
   { key: 'streamDeadlineMs', env: 'STREAM_DEADLINE', flag: 'stream-deadline', default: '5m', doc: 'longest a streamed list may take, however fast it is read, e.g. 5m (at most 24h)', parse: durationSetting },
   { key: 'workers', env: 'WORKERS', flag: 'workers', default: '1', doc: 'processes serving one port (node cluster)', parse: integer(1, 256) },

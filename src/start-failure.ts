@@ -4,6 +4,7 @@
  */
 import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { StoreUnavailableError } from './errors.js';
+import { sqlitePath } from './store/sqlite/connection.js';
 
 /** A start that cannot succeed as configured; the message is the line to print. */
 export class StartError extends Error {
@@ -191,7 +192,7 @@ function explainStartFailure(error: unknown, settings: { databaseUrl: string; ho
   }
   const databaseLine = settings.databaseUrl.startsWith('sqlite:')
     ? details(error)
-        .map((detail) => sqliteFailure(detail, settings.databaseUrl.slice('sqlite:'.length)))
+        .map((detail) => sqliteFailure(detail, sqlitePath(settings.databaseUrl)))
         .find((line) => line !== undefined)
     : error instanceof StoreUnavailableError || serverError(error) !== undefined
       ? postgresFailure(error, settings.databaseUrl)

@@ -47,7 +47,7 @@ const MIGRATION_TIMEOUT_MS = 120_000;
 
 /** Applies pending migrations in one transaction; returns how many ran. */
 export async function migrate(pool: pg.Pool): Promise<number> {
-  return inTransaction(pool, 'BEGIN', async (client) => {
+  return inTransaction(pool, async (client) => {
     const run = (text: string, values: unknown[] = []) => {
       // pg reads a per-query query_timeout that its types do not declare.
       const config: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: MIGRATION_TIMEOUT_MS };

@@ -101,10 +101,10 @@ export async function holdClient(pool: pg.Pool): Promise<HeldClient> {
  * Runs work in one transaction on one held client. On any failure the connection is closed,
  * which also rolls the transaction back, so a half-done transaction never returns to the pool.
  */
-export async function inTransaction<T>(pool: pg.Pool, begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const held = await holdClient(pool);
   try {
-    await held.client.query(begin);
+    await held.client.query('BEGIN');
     const result = await work(held.client);
     await held.client.query('COMMIT');
     held.release();

@@ -124,7 +124,7 @@ export class PostgresStore implements Store {
     // The lock makes "is the table empty?" and the insert one step across all instances: after
     // waiting for it, the INSERT's snapshot sees any first token another instance committed.
     return mapPgErrors(() =>
-      inTransaction(this.pool, 'BEGIN', async (client) => {
+      inTransaction(this.pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [FIRST_TOKEN_LOCK]);
         const inserted = await client.query(sql.insertFirstToken(token));
         return inserted.rowCount === 1;

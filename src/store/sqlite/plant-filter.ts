@@ -18,6 +18,3 @@ export function plantFilter(owner: string, query: ListQuery): { from: string; pa
   }
   return { from, params };
 }
-
-/** A plant row as a raw statement returns it (docs/performance.md, "Pages rendered by SQLite"). */
-export type PlantRow = [id: bigint, name: string, tag: string | null];

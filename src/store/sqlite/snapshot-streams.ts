@@ -11,8 +11,11 @@ import { StoreUnavailableError } from '../../errors.js';
 import type { StoredPlant } from '../../plants/plant.js';
 import type { ListQuery, PlantStream } from '../store.js';
 import { openConnection } from './connection.js';
-import { plantFilter, type PlantRow } from './plant-filter.js';
+import { plantFilter } from './plant-filter.js';
 import { mapSqliteErrors } from './sqlite-errors.js';
+
+/** A plant row as a raw statement returns it. */
+type PlantRow = [id: bigint, name: string, tag: string | null];
 
 /** Default cap on snapshot connections, the same as STREAMS_PER_PROCESS's default. */
 const DEFAULT_SNAPSHOT_CONNECTIONS = 32;

@@ -13,7 +13,7 @@ import type { CreateResult, ListQuery, NewTokenRecord, PageQuery, PlantPage, Pla
 import { TOKEN_COLUMNS, toTokenRecord, type TokenRow } from '../token-row.js';
 import { openConnection } from './connection.js';
 import { migrate } from './migrations.js';
-import { OpenFiles } from './open-files.js';
+import { DatabaseFiles } from './database-files.js';
 import { PageReads } from './page-reads.js';
 import { SnapshotStreams } from './snapshot-streams.js';
 import { TurnReads } from './turn-reads.js';
@@ -62,7 +62,7 @@ export class SqliteStore implements Store {
   private readonly writes: WriteBatcher;
   private readonly snapshots: SnapshotStreams;
   private readonly reads: TurnReads;
-  private readonly files: OpenFiles;
+  private readonly files: DatabaseFiles;
 
   /** Opens (creating it if needed) and migrates the database at `path`. */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
@@ -83,7 +83,7 @@ export class SqliteStore implements Store {
   ) {
     this.sql = prepareReads(db);
     this.pages = new PageReads(db);
-    this.files = new OpenFiles(path);
+    this.files = new DatabaseFiles(path);
     const endOfTurn = options.endOfTurn ?? new EndOfTurn();
     this.reads = new TurnReads(db, endOfTurn);
     this.writerThread = new Writer(path, options.onConnectionError);
@@ -168,7 +168,7 @@ export class SqliteStore implements Store {
 
   async ping(): Promise<void> {
     this.writerThread.checkAlive();
-    this.files.check();
+    this.files.checkInPlace();
     this.reads.run(() => this.sql.ping.get());
   }
 

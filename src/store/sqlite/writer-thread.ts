@@ -5,7 +5,7 @@
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection.js';
-import { OpenFiles } from './open-files.js';
+import { DatabaseFiles } from './database-files.js';
 import { prepareWriter, type WriteOp, type WriteResult } from './write-ops.js';
 
 /** What the thread answers for each batch. */
@@ -18,7 +18,7 @@ if (parentPort === null) throw new Error('writer-thread.js runs only as a worker
 const { path, answers } = workerData as { path: string; answers: MessagePort };
 const db = openConnection(path);
 const runBatch = prepareWriter(db);
-const files = new OpenFiles(path);
+const files = new DatabaseFiles(path);
 answers.postMessage({ ready: true } satisfies ThreadMessage);
 
 /** What the thread is sent: a batch, or `close` once no more will come. */
@@ -31,7 +31,7 @@ parentPort.on('message', (ops: WriterMessage) => {
   }
   let outcome: BatchOutcome;
   try {
-    files.check();
+    files.checkInPlace();
     outcome = { results: runBatch(ops) };
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };

@@ -1,5 +1,5 @@
 /**
- * Whether the database file and its WAL are still on disk where they were opened. Removed or
+ * The database file and its WAL, and whether they are still on disk where they were opened. Removed or
  * replaced while plantstore runs (an `rm`, a cleaner of old files), SQLite goes on writing to
  * files that no path names: every write acknowledged since the last checkpoint would be lost at
  * the next crash. So the store refuses writes and readiness until it is stopped; closing moves
@@ -17,7 +17,7 @@ class FilesRemovedError extends Error {
   readonly code = 'FILES_REMOVED';
 }
 
-export class OpenFiles {
+export class DatabaseFiles {
   private readonly database: string | undefined;
   /** Recorded when first seen: SQLite makes the WAL at the first transaction, not at open. */
   private wal: string | undefined;
@@ -28,7 +28,7 @@ export class OpenFiles {
   }
 
   /** Throws FilesRemovedError when the database or its WAL is gone from its path or replaced. */
-  check(): void {
+  checkInPlace(): void {
     if (identity(this.path) !== this.database) {
       throw this.removed(this.path, 'stop plantstore and restore the database from a backup');
     }
