@@ -41,7 +41,7 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
 const NEWEST = Math.max(...MIGRATIONS.map((migration) => migration.version));
 
 /** pg_advisory_xact_lock key for migrations: the ASCII of "plntmigr". */
-const MIGRATION_LOCK = '8100971276063565682';
+export const MIGRATION_LOCK = '8100971276063565682';
 /** Waiting for another instance's migration, or a long migration, may outlast a request's bounds. */
 const MIGRATION_TIMEOUT_MS = 120_000;
 

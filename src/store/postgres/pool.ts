@@ -38,18 +38,23 @@ class BoundedClient extends pg.Client {
 }
 
 /**
- * A 200 promises the write is on disk: insist on it even where the server's or the role's
- * default is off. pg lets a URL's `options` parameter replace the pool's, so the URL is parsed
- * here and this setting goes last, where it wins over one the URL sets.
+ * Session settings plantstore's statements are written for, insisted on even where the
+ * server's, the database's or the role's default differs: synchronous_commit, for a 200
+ * promises the write is on disk; READ COMMITTED, for a statement after an advisory lock must see
+ * what the lock's previous holder committed (the first token, migrations), and concurrent
+ * creates must not fail as serialization conflicts. pg lets a URL's `options` parameter replace
+ * the pool's, so the URL is parsed here and these go last, where they win over the URL's.
  */
-function withSynchronousCommit(url: string): pg.ClientConfig {
+const SESSION_SETTINGS = '-c synchronous_commit=on -c default_transaction_isolation=read\\ committed';
+
+function withSessionSettings(url: string): pg.ClientConfig {
   const config = parseIntoClientConfig(url);
-  return { ...config, options: [config.options, '-c synchronous_commit=on'].filter(Boolean).join(' ') };
+  return { ...config, options: [config.options, SESSION_SETTINGS].filter(Boolean).join(' ') };
 }
 
 export function createPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
-    ...withSynchronousCommit(options.url),
+    ...withSessionSettings(options.url),
     Client: BoundedClient,
     max: options.size,
     connectionTimeoutMillis: POOL_WAIT_MS,

@@ -37,7 +37,7 @@ function rowsIfTokenValid<Row extends pg.QueryResultRow>(result: pg.QueryResult<
 }
 
 /** pg_advisory_xact_lock key that serialises first-token creation: the ASCII of "plnttokn". */
-const FIRST_TOKEN_LOCK = '8100971276181400430';
+export const FIRST_TOKEN_LOCK = '8100971276181400430';
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
