@@ -2,6 +2,7 @@
  * A typed client for the plantstore HTTP API over `fetch`, so it runs in Node 20 and in
  * browsers. Ids are bigint in and out and never pass through a double.
  */
+import { PlantStoreResponseError } from './errors.js';
 import { nextCursor } from './link.js';
 import { retryDelayMs, sleep } from './retry.js';
 import type { ListPlantsOptions, NewPlant, Plant, PlantId, PlantPage, RequestOptions } from './types.js';
@@ -26,6 +27,8 @@ export interface PlantStoreClientOptions {
 /** Every list asks for the ids, which the seed's default list leaves out. */
 const ALL_FIELDS = 'id,name,tag';
 const PAGE_SIZE = 1000;
+/** setTimeout runs a longer delay at once. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 export class PlantStoreClient {
   private readonly base: URL;
@@ -57,6 +60,9 @@ export class PlantStoreClient {
     this.fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     this.retries = options.retries ?? 3;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
+    if (!(this.maxRetryDelayMs >= 0 && this.maxRetryDelayMs <= LONGEST_TIMER_MS)) {
+      throw new RangeError(`maxRetryDelayMs must be from 0 to ${LONGEST_TIMER_MS} (about 24.8 days, the longest pause a timer can hold).`);
+    }
   }
 
   /** Creates a plant; creating the same id, name and tag again is safe and answers the stored plant. 409 on a different one. */
@@ -81,7 +87,13 @@ export class PlantStoreClient {
     if (options.tag !== undefined) query.tag = options.tag;
     query.fields = ALL_FIELDS;
     const { status, text, link } = await this.send('GET', this.url('plants', query), options.signal);
-    return { plants: readPlants(text, status), nextAfter: nextCursor(link, status) };
+    const plants = readPlants(text, status);
+    const nextAfter = nextCursor(link, status);
+    // The contract's cursor is the page's last id; any other would repeat or skip plants.
+    if (nextAfter !== undefined && (plants.at(-1)?.id !== nextAfter || (options.after !== undefined && nextAfter <= options.after))) {
+      throw new PlantStoreResponseError(status, `The service answered ${status} with a next link (after=${nextAfter}) that does not continue after the page's last plant.`);
+    }
+    return { plants, nextAfter };
   }
 
   /** Every plant of the caller (with this tag, after this id, when given), page by page, following the Link cursor. */

@@ -19,6 +19,12 @@ describe('nextCursor', () => {
     assert.equal(nextCursor('</plants?after=1>; rel="prev"; title="x, y", </plants?after=7>; title="p; q, \\"r\\""; rel="next"', 200), 7n);
   });
 
+  test('a rel inside a quoted parameter is no rel: only the link\'s own counts', () => {
+    assert.equal(nextCursor('</plants?limit=2&after=0>; title="see; rel=next page"; rel="prev"', 200), undefined);
+    assert.equal(nextCursor('</plants?after=0>; title="x; rel=next"', 200), undefined);
+    assert.equal(nextCursor('</plants?after=3>; title="rel=prev; a"; rel=next', 200), 3n);
+  });
+
   test('no header or no next link: undefined', () => {
     assert.equal(nextCursor(null, 200), undefined);
     assert.equal(nextCursor('</plants?after=1>; rel="prev"', 200), undefined);

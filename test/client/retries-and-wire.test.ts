@@ -183,6 +183,48 @@ describe('PlantStoreClient on the wire', () => {
   });
 });
 
+describe('PlantStoreClient following Link', () => {
+  /** A fetch that answers each page in turn with its plants and Link header. */
+  function pages(...answers: [ids: number[], link: string | undefined][]) {
+    let next = 0;
+    return async () => {
+      const [ids, link] = answers[Math.min(next++, answers.length - 1)] as [number[], string | undefined];
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(link === undefined ? {} : { link }) };
+      return new Response(JSON.stringify(ids.map((id) => ({ id, name: `p${id}` }))), { status: 200, headers });
+    };
+  }
+
+  test('a next link that does not continue after the page\'s last plant throws, rather than repeating or skipping plants', async () => {
+    for (const [what, fetch] of [
+      ['the same page again and again', pages([[5], '</plants?after=5>; rel="next"'])],
+      ['a cursor going back', pages([[5], '</plants?after=0>; rel="next"'])],
+      ['a cursor jumping ahead', pages([[1], '</plants?after=100>; rel="next"'], [[101], undefined])],
+      ['a next link under an empty page', pages([[], '</plants?after=7>; rel="next"'])],
+    ] as const) {
+      const client = new PlantStoreClient({ baseUrl: 'http://plants.example/', token: 'pst_abc', fetch });
+      const seen: bigint[] = [];
+      await assert.rejects(
+        (async () => {
+          for await (const plant of client.plants({ after: 5n, pageSize: 1 })) {
+            seen.push(plant.id);
+            assert.ok(seen.length < 10, `${what}: the walk goes on`);
+          }
+        })(),
+        (error: unknown) => error instanceof PlantStoreResponseError && /does not continue after the page's last plant/.test(error.message),
+        what,
+      );
+      assert.ok(seen.length <= 1, `${what}: ${seen.join(', ')}`);
+    }
+  });
+
+  test('a maxRetryDelayMs no timer can hold is refused', () => {
+    for (const maxRetryDelayMs of [2 ** 31, -1, Number.NaN]) {
+      assert.throws(() => new PlantStoreClient({ baseUrl: 'http://plants.example/', token: 'pst_abc', maxRetryDelayMs }), RangeError, String(maxRetryDelayMs));
+    }
+    assert.ok(new PlantStoreClient({ baseUrl: 'http://plants.example/', token: 'pst_abc', maxRetryDelayMs: 2 ** 31 - 1 }));
+  });
+});
+
 describe('PlantStoreClient with a signal', () => {
   test('an abort during a Retry-After pause rejects with its reason at once, and nothing more is sent', async (t) => {
     const { url, seen } = await scriptedServer(t, [unavailable('20'), (res) => json(res, 200, { name: 'Monstera' })]);
