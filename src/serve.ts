@@ -173,7 +173,10 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
     listened.delete(worker);
     if (stopping) {
       // A worker still starting had nothing in flight: the signal ending its start is no failure.
-      if (code !== 0 && everListened && startFailure === undefined) exitCode = 1;
+      if (code !== 0 && everListened && startFailure === undefined) {
+        exitCode = 1;
+        logger.error({ worker: worker.process.pid, code, signal }, 'worker died while draining');
+      }
       if (living().length === 0) finish();
       return;
     }

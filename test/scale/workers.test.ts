@@ -168,6 +168,35 @@ describe('serve --workers 2 and signals', () => {
     assert.equal(listeningPids(instance).size, 2, 'the replacement was stopped before it listened');
   });
 
+  test('a worker killed while draining is logged, and the supervisor exits 1', async (t) => {
+    const { instance, token } = await startCluster(t, 'sqlite');
+    const workers = [...listeningPids(instance)];
+    const { port } = new URL(instance.url);
+    // A request in flight keeps its worker draining; the other worker ends at once.
+    const socket = connect(Number(port), '127.0.0.1');
+    t.after(() => socket.destroy());
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.write(`POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 40\r\nExpect: 100-continue\r\n\r\n{"id"`);
+    await until(() => answer.startsWith('HTTP/1.1 100 Continue'), 'a worker to read the request');
+    instance.child.kill('SIGTERM');
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await until(() => workers.filter(alive).length === 1, 'the worker without a request to end');
+    const draining = workers.find(alive) as number;
+    process.kill(draining, 'SIGKILL');
+    assert.deepEqual(await instance.exited, [1, null]);
+    await until(() => instance.stdout().includes('worker died while draining'), 'the line that says why the exit status is 1');
+    assert.match(instance.stdout(), new RegExp(`"worker":${draining},"code":null,"signal":"SIGKILL","msg":"worker died while draining"`));
+  });
+
   test('SIGINT to the supervisor drains every worker and exits 0', async (t) => {
     const { instance, token } = await startCluster(t, 'sqlite');
     await drainsInFlight(instance, token, () => instance.child.kill('SIGINT'));
