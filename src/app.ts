@@ -1,7 +1,7 @@
 /**
  * buildApp: the request listener, built from the parts server.ts injects. Checks run in the
- * contract's order (docs/contract.md,
- * "Order of checks"): Host, path, method, token and scope, rate limit, then the route's own.
+ * contract's order (docs/contract.md, "Order of checks"): Host, path, method, token and scope,
+ * rate limit, then the route's own.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';

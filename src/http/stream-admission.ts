@@ -1,7 +1,8 @@
 /**
- * Fair use of streamed lists (GET /plants without limit, or over 1000): each holds a database snapshot, and
- * on PostgreSQL a pooled connection, for as long as its client reads. One owner may hold at most
- * STREAMS_PER_OWNER of them (429 past it), and one process at most STREAMS_PER_PROCESS (503).
+ * Fair use of streamed lists (GET /plants without limit, or over 1000): each holds a database
+ * snapshot, and on PostgreSQL a pooled connection, for as long as its client reads. One owner may
+ * hold at most STREAMS_PER_OWNER of them (429 past it), and one process at most
+ * STREAMS_PER_PROCESS (503).
  */
 import { errors } from '../errors.js';
 

@@ -122,7 +122,8 @@ export class PostgresStore implements Store {
 
   async createFirstToken(token: NewTokenRecord): Promise<boolean> {
     // The lock makes "is the table empty?" and the insert one step across all instances: after
-    // waiting for it, the INSERT's snapshot sees any first token another instance committed.
+    // waiting for it, the INSERT's snapshot (READ COMMITTED, pool.ts) sees any first token
+    // another instance committed.
     return mapPgErrors(() =>
       inTransaction(this.pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [FIRST_TOKEN_LOCK]);
