@@ -3,13 +3,12 @@
  * contract's order (docs/contract.md, "Order of checks"): Host, path, method, token and scope,
  * rate limit, then the route's own.
  */
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Authenticator } from './auth/authenticator.js';
 import type { PendingToken, Principal } from './auth/principal.js';
 import { ApiError, errors } from './errors.js';
-import { requestRecorder } from './http/access-log.js';
-import { clientRequestId, type RequestContext } from './http/context.js';
+import type { AccessLog } from './http/access-log.js';
+import type { RequestContext } from './http/context.js';
 import { applyCors } from './http/cors.js';
 import type { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops-routes.js';
@@ -31,6 +30,8 @@ export interface AppParts {
   authenticator: Authenticator;
   logger: Logger;
   metrics: Metrics;
+  /** Request ids, access lines and request counts, shared with the answers to parser refusals. */
+  accessLog: AccessLog;
   /** Counts each owner's requests on the routes that need a token (RATE_LIMIT); none when off. */
   rateLimiter?: OwnerRateLimiter;
   /** Holds responses to the end of the turn (RESPONSE_BATCHING); without it each is sent at once. */
@@ -97,7 +98,7 @@ function checkingToken(pending: PendingToken, work: () => MaybePromise<void>): M
 }
 
 export function buildApp(parts: AppParts): RequestListener {
-  const { settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines, draining, drainCut } = parts;
+  const { settings, store, authenticator, logger, metrics, accessLog, responses, rateLimiter, pipelines, draining, drainCut } = parts;
   const corsOrigins = new Set(settings.corsOrigins);
   const router = new Router();
   const admission = new StreamAdmission({ perOwner: settings.streamsPerOwner, perProcess: settings.streamsPerProcess });
@@ -105,14 +106,6 @@ export function buildApp(parts: AppParts): RequestListener {
   router.add('/plants', plants.collection);
   router.add('/plants/{id}', plants.item);
   for (const [template, operations] of Object.entries(opsRoutes(store, metrics, settings.bodyLimit, draining))) router.add(template, operations);
-
-  // Fresh request ids: a random prefix per process (unique across instances) and a counter, cheaper than a UUID each.
-  const requestIdPrefix = randomBytes(6).toString('base64url');
-  const recordRequest = requestRecorder(logger, metrics);
-  let requestCount = 0;
-  function requestIdOf(req: IncomingMessage): string {
-    return clientRequestId(req) ?? `${requestIdPrefix}-${(++requestCount).toString(36)}`;
-  }
 
   function fail(ctx: RequestContext, error: unknown): void {
     const apiError = toApiError(error);
@@ -168,7 +161,7 @@ export function buildApp(parts: AppParts): RequestListener {
 
   return (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
-    const requestId = requestIdOf(req);
+    const requestId = accessLog.idOf(req);
     const url = originForm(req.url ?? '/');
     const q = url.indexOf('?');
     const match = router.match(q === -1 ? url : url.slice(0, q));
@@ -184,7 +177,7 @@ export function buildApp(parts: AppParts): RequestListener {
       const status = res.writableFinished || cut !== undefined ? res.statusCode : CLIENT_CLOSED_REQUEST;
       // The parser's Error, sent in this response's place, carries an id of its own.
       const id = res.writableFinished ? requestId : ((res.getHeader('x-request-id') as string | undefined) ?? requestId);
-      recordRequest(id, req.method ?? '', route, status, seconds, cut);
+      accessLog.record(id, req.method ?? '', route, status, seconds, cut);
     });
     pipelines.run(req, res, () => {
       try {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { issueToken } from './auth/api-tokens.js';
 import { buildAuthenticator } from './auth/build-authenticator.js';
-import { requestRecorder } from './http/access-log.js';
+import { accessLog as createAccessLog } from './http/access-log.js';
 import { respondToClientErrors } from './http/client-error.js';
 import { PipelineOrder } from './http/pipelining.js';
 import { Metrics } from './http/metrics.js';
@@ -92,7 +92,8 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   const pipelines = new PipelineOrder(endOfTurn);
   const draining = new AbortController();
   const drainCut = new AbortController();
-  const app = buildApp({ settings, store, authenticator, logger, metrics, responses, rateLimiter, pipelines, draining: draining.signal, drainCut: drainCut.signal });
+  const accessLog = createAccessLog(logger, metrics);
+  const app = buildApp({ settings, store, authenticator, logger, metrics, accessLog, responses, rateLimiter, pipelines, draining: draining.signal, drainCut: drainCut.signal });
   const server = createServer(
     {
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -111,7 +112,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   // Any other expectation node would refuse with a bare 417; the app refuses it too, with an
   // Error body, in its turn among pipelined requests and with an access line.
   server.on('checkExpectation', app);
-  const cutWaitingConnections = respondToClientErrors(server, pipelines, requestRecorder(logger, metrics));
+  const cutWaitingConnections = respondToClientErrors(server, pipelines, accessLog);
   try {
     await rateLimiter?.started;
     await new Promise<void>((resolve, reject) => {

@@ -75,11 +75,6 @@ function refusedCertificate(error: unknown): (Detail & { code: string }) | undef
   return details(error).find((detail): detail is Detail & { code: string } => typeof detail.code === 'string' && CERTIFICATE_REFUSALS.has(detail.code));
 }
 
-/**
- * PostgreSQL errors that waiting will not change: the database does not exist (3D000), the
- * role does not exist or may not connect (28000), the password is wrong (28P01), the URL asks
- * for TLS and the server has none, or the server's certificate fails verification.
- */
 /** pg's words when a server asks for a SCRAM password and the client has none. */
 const NO_PASSWORD = 'client password must be a string';
 
@@ -87,6 +82,12 @@ function missingPassword(error: unknown): boolean {
   return details(error).some((detail) => detail.message.includes(NO_PASSWORD));
 }
 
+/**
+ * PostgreSQL errors that waiting will not change: the database does not exist (3D000), the
+ * role does not exist or may not connect (28000), the password is wrong (28P01), the URL asks
+ * for TLS and the server has none, the server asks for a password the URL lacks, or the
+ * server's certificate fails verification.
+ */
 export function isPermanentDatabaseFailure(error: unknown): boolean {
   const code = serverError(error)?.code;
   return refusedTls(error) || refusedCertificate(error) !== undefined || missingPassword(error) || (code !== undefined && (code === '3D000' || code.startsWith('28')));

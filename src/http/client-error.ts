@@ -4,11 +4,9 @@
  * the socket, and the connection is closed. Each has its access line: that of the request the
  * app was reading when the parser gave up, or one of its own.
  */
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { RecordRequest } from './access-log.js';
-import { clientRequestId } from './context.js';
+import type { AccessLog } from './access-log.js';
 import type { PipelineOrder } from './pipelining.js';
 
 interface ParserError extends Error {
@@ -30,8 +28,6 @@ function parserRefusal(error: ParserError): Refusal {
 
 /** The route of an access line for what never became a request the app saw. */
 const UNPARSED = 'unparsed';
-
-const freshRequestId = () => randomBytes(9).toString('base64url');
 
 /** An Error response as raw bytes, closing the connection. */
 function rawError({ status, reason, message }: Refusal, requestId: string): string {
@@ -86,14 +82,14 @@ class WaitingConnections {
 const CONNECT_REFUSAL: Refusal = { status: 400, reason: 'Bad Request', message: 'CONNECT is not supported: plantstore is not a proxy.' };
 
 /** CONNECT, which node takes away from the app: plantstore is no proxy. */
-function refuseConnect(server: Server, requests: PipelineOrder, waiting: WaitingConnections, record: RecordRequest): void {
+function refuseConnect(server: Server, requests: PipelineOrder, waiting: WaitingConnections, log: AccessLog): void {
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     // node has taken the socket from the server, and with it the passing on of the socket's
     // 'drain' to the response under way: a streamed list would wait for it for ever.
     const pending = requests.pendingOn(socket);
     if (pending !== undefined) socket.on('drain', () => pending.emit('drain'));
-    const requestId = clientRequestId(req) ?? freshRequestId();
-    record(requestId, 'CONNECT', UNPARSED, CONNECT_REFUSAL.status, 0);
+    const requestId = log.idOf(req);
+    log.record(requestId, 'CONNECT', UNPARSED, CONNECT_REFUSAL.status, 0);
     waiting.endAfter(pending, socket, rawError(CONNECT_REFUSAL, requestId));
   });
 }
@@ -104,9 +100,9 @@ function refuseConnect(server: Server, requests: PipelineOrder, waiting: Waiting
  * request cut short by the error, and not yet answered, can never be: the Error is its answer.
  * Returns what cuts the connections still waiting to send such an Error.
  */
-export function respondToClientErrors(server: Server, requests: PipelineOrder, record: RecordRequest): () => void {
+export function respondToClientErrors(server: Server, requests: PipelineOrder, log: AccessLog): () => void {
   const waiting = new WaitingConnections();
-  refuseConnect(server, requests, waiting, record);
+  refuseConnect(server, requests, waiting, log);
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
@@ -118,15 +114,15 @@ export function respondToClientErrors(server: Server, requests: PipelineOrder, r
     const left = error.code === 'HPE_INVALID_EOF_STATE';
     const unanswered = left ? undefined : requests.cutShortOn(socket);
     if (unanswered === undefined) {
-      const requestId = freshRequestId();
-      if (!left) record(requestId, '', UNPARSED, refusal.status, 0);
+      const requestId = log.idOf(undefined);
+      if (!left) log.record(requestId, '', UNPARSED, refusal.status, 0);
       waiting.endAfter(requests.pendingOn(socket), socket, rawError(refusal, requestId));
       return;
     }
     // The Error answers the request the app was reading: its access line (written when the
     // response closes) takes this status and says why, instead of taking it for a client that left.
     unanswered.statusCode = refusal.status;
-    const requestId = clientRequestId(unanswered.req) ?? freshRequestId();
+    const requestId = log.idOf(unanswered.req);
     unanswered.setHeader('x-request-id', requestId);
     waiting.endAfter(requests.pendingOn(socket), socket, rawError(refusal, requestId), () => unanswered.destroy(new Error(refusal.message)));
   });
