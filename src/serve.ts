@@ -20,6 +20,11 @@ const RESPAWN_DELAY_MS = 1_000;
 /** Workers that die this many times in a row without ever listening mean the start itself is broken. */
 const MAX_FAILED_STARTS = 5;
 const START_RETRY_MAX_MS = 10_000;
+/**
+ * A worker drains within its own limit (server.ts); one that has not exited this long after
+ * SIGTERM is stopped or hung, and is killed so that the service stops all the same.
+ */
+const WORKER_STOP_TIMEOUT_MS = 20_000;
 
 /** A worker tells the supervisor why it could not start; the supervisor prints it once and stops. */
 const START_FAILED = 'plantstore:start-failed';
@@ -205,6 +210,13 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
     // Each worker drains its own in-flight requests on SIGTERM and exits 0; one that got the
     // signal already (sent to the whole process group) ignores this second one.
     for (const worker of workers) worker.process.kill('SIGTERM');
+    setTimeout(() => {
+      for (const worker of living()) {
+        exitCode = 1;
+        logger.error({ worker: worker.process.pid, timeoutMs: WORKER_STOP_TIMEOUT_MS }, 'worker did not stop after SIGTERM; killing it');
+        worker.process.kill('SIGKILL');
+      }
+    }, WORKER_STOP_TIMEOUT_MS).unref();
   };
   forked = true;
   for (let i = 0; i < settings.workers; i++) fork();

@@ -197,6 +197,24 @@ describe('serve --workers 2 and signals', () => {
     assert.match(instance.stdout(), new RegExp(`"worker":${draining},"code":null,"signal":"SIGKILL","msg":"worker died while draining"`));
   });
 
+  test('a worker that does not stop after SIGTERM is killed, and the supervisor exits 1', { timeout: 60_000 }, async (t) => {
+    const { instance } = await startCluster(t, 'sqlite');
+    const [stopped] = [...listeningPids(instance)] as [number];
+    process.kill(stopped, 'SIGSTOP');
+    t.after(() => {
+      try {
+        process.kill(stopped, 'SIGCONT');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    });
+    const signalledAt = Date.now();
+    instance.child.kill('SIGTERM');
+    assert.deepEqual(await instance.exited, [1, null]);
+    assert.ok(Date.now() - signalledAt >= 19_000, 'the supervisor waited for the worker to drain first');
+    assert.match(instance.stdout(), new RegExp(`"worker":${stopped},"timeoutMs":20000,"msg":"worker did not stop after SIGTERM; killing it"`));
+  });
+
   test('SIGINT to the supervisor drains every worker and exits 0', async (t) => {
     const { instance, token } = await startCluster(t, 'sqlite');
     await drainsInFlight(instance, token, () => instance.child.kill('SIGINT'));
