@@ -42,18 +42,23 @@ const NEWEST = Math.max(...MIGRATIONS.map((migration) => migration.version));
 
 /** pg_advisory_xact_lock key for migrations: the ASCII of "plntmigr". */
 export const MIGRATION_LOCK = '8100971276063565682';
-/** Waiting for another instance's migration, or a long migration, may outlast a request's bounds. */
-const MIGRATION_TIMEOUT_MS = 120_000;
+/**
+ * Waiting for another instance's migration may outlast a request's bounds; past this the start
+ * is retried, and waits again.
+ */
+const LOCK_WAIT_MS = 120_000;
+/** pg takes a query_timeout of 0 as "the pool's"; this is setTimeout's longest. */
+const UNBOUNDED_MS = 2 ** 31 - 1;
 
 /** Applies pending migrations in one transaction; returns how many ran. */
-export async function migrate(pool: pg.Pool): Promise<number> {
+export async function migrate(pool: pg.Pool, lockWaitMs = LOCK_WAIT_MS): Promise<number> {
   return inTransaction(pool, async (client) => {
-    const run = (text: string, values: unknown[] = []) => {
+    const run = (text: string, values: unknown[] = [], timeoutMs = lockWaitMs) => {
       // pg reads a per-query query_timeout that its types do not declare.
-      const config: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: MIGRATION_TIMEOUT_MS };
+      const config: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: timeoutMs };
       return client.query(config);
     };
-    await run(`SET LOCAL statement_timeout = ${MIGRATION_TIMEOUT_MS}`);
+    await run(`SET LOCAL statement_timeout = ${lockWaitMs}`);
     // Held until COMMIT: a second instance waits here, then finds nothing pending.
     await run('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
     // Names and tags are any Unicode text: another encoding would refuse some of them with a 400.
@@ -66,8 +71,10 @@ export async function migrate(pool: pg.Pool): Promise<number> {
     const applied = Number(current.rows[0]?.version ?? 0);
     refuseNewerSchema(applied, NEWEST);
     const pending = MIGRATIONS.filter((migration) => migration.version > applied);
+    // A migration may index or rewrite a large table: a timeout would cancel it at every start.
+    if (pending.length > 0) await run('SET LOCAL statement_timeout = 0');
     for (const migration of pending) {
-      await run(migration.sql);
+      await run(migration.sql, [], UNBOUNDED_MS);
       await run('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
     }
     return pending.length;

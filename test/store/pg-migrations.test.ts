@@ -1,0 +1,48 @@
+/** PostgreSQL migrations: bounded while they wait for another instance, not while they run. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pg from 'pg';
+import { MIGRATION_LOCK, migrate } from '../../src/store/postgres/migrations.js';
+import { createPool } from '../../src/store/postgres/pool.js';
+import { postgresUrlOrSkipReason } from '../helpers/server.js';
+import { storeFactories } from './store-factories.js';
+
+const postgres = postgresUrlOrSkipReason();
+
+test('a migration that runs longer than the wait for the lock is not cancelled', { skip: postgres.reason }, async (t) => {
+  const postgresFactory = storeFactories().find((factory) => factory.kind === 'postgres');
+  const url = await (postgresFactory as NonNullable<typeof postgresFactory>).freshUrl(t);
+  // An uncommitted table of the same name makes the first migration's CREATE TABLE wait, as a
+  // long one would run.
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  t.after(() => holder.end());
+  await holder.query('BEGIN');
+  await holder.query('CREATE TABLE plants (owner text)');
+  const pool = createPool({ url, size: 1 });
+  t.after(() => pool.end());
+
+  const lockWaitMs = 300;
+  const migrating = migrate(pool, lockWaitMs);
+  await new Promise((resolve) => setTimeout(resolve, lockWaitMs * 4));
+  await holder.query('ROLLBACK');
+  assert.equal(await migrating, 2);
+  const { rows } = await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+  assert.deepEqual(rows.map((row) => row.version), [1, 2]);
+});
+
+test('waiting for another instance\'s migration gives up after the wait for the lock', { skip: postgres.reason }, async (t) => {
+  const postgresFactory = storeFactories().find((factory) => factory.kind === 'postgres');
+  const url = await (postgresFactory as NonNullable<typeof postgresFactory>).freshUrl(t);
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  t.after(() => holder.end());
+  await holder.query('BEGIN');
+  await holder.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
+  const pool = createPool({ url, size: 1 });
+  t.after(() => pool.end());
+
+  const startedAt = Date.now();
+  await assert.rejects(migrate(pool, 300));
+  assert.ok(Date.now() - startedAt < 3_000);
+});
