@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parse as parsePostgresUrl } from 'pg-connection-string';
+import { tlsFilesProblem } from './store/postgres/tls-files.js';
 import { parseDuration } from './util/duration.js';
 import { maskedUrl } from './util/masked-url.js';
 
@@ -175,9 +176,9 @@ function databaseUrl(raw: string): string {
   if (raw === 'sqlite::memory:') throw new Error('must name a file: an in-memory SQLite database is not shared by the connections plantstore opens, and loses every plant at exit');
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
   if (!/^postgres(ql)?:\/\//.test(raw)) throw new Error('must be sqlite:<path> or postgres://…');
-  let sslmode: unknown;
+  let parsed: ReturnType<typeof parsePostgresUrl>;
   try {
-    sslmode = parsePostgresUrl(raw).sslmode; // as the pool will, so that a malformed URL stops the start here
+    parsed = parsePostgresUrl(raw); // as the pool will, so that a malformed URL stops the start here
   } catch (error) {
     // Parsing also reads the TLS files the URL names.
     const { code, path, syscall } = error as NodeJS.ErrnoException;
@@ -186,8 +187,11 @@ function databaseUrl(raw: string): string {
     }
     throw new Error('is not a well-formed postgres:// URL (a user name or password with / @ : or % must be percent-encoded)');
   }
+  const { sslmode } = parsed as { sslmode?: unknown };
   // pg takes any other value for "TLS on", and then fails to connect with a misleading reason.
   if (typeof sslmode === 'string' && !SSL_MODES.includes(sslmode)) throw new Error(`has sslmode=${sslmode}, which is none of ${SSL_MODES.join(', ')}`);
+  const tlsProblem = typeof parsed.ssl === 'object' ? tlsFilesProblem(parsed.ssl) : undefined;
+  if (tlsProblem !== undefined) throw new Error(tlsProblem);
   return raw;
 }
 
@@ -211,12 +215,15 @@ function originProblem(text: string, named: boolean): string | undefined {
 
 function origins(raw: string): string[] {
   const values = list(raw);
+  if (values.length === 0 && raw.trim() !== '') throw new Error('names no origin: give one, or several separated by commas');
   for (const origin of values) {
     const problem = originProblem(origin, values.length > 1);
     if (problem !== undefined) throw new Error(problem);
   }
   return values;
 }
+
+const DEFAULT_REDIS_KEY_PREFIX = 'plantstore:ratelimit';
 
 /** The embedded database in the folder the service runs from. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plantstore.db';
@@ -263,7 +270,7 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
     parse: optional(parseRateLimit),
   },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis-url', default: '', doc: 'Redis that holds the RATE_LIMIT counters for all processes and instances', parse: optional(redisUrl), file: true },
-  { key: 'redisKeyPrefix', env: 'REDIS_KEY_PREFIX', flag: 'redis-key-prefix', default: 'plantstore:ratelimit', doc: "prefix of plantstore's keys in Redis", parse: nonEmpty },
+  { key: 'redisKeyPrefix', env: 'REDIS_KEY_PREFIX', flag: 'redis-key-prefix', default: DEFAULT_REDIS_KEY_PREFIX, doc: "prefix of plantstore's keys in Redis", parse: nonEmpty },
   { key: 'streamsPerOwner', env: 'STREAMS_PER_OWNER', flag: 'streams-per-owner', default: '4', doc: 'streamed lists (GET /plants without limit, or over 1000) one owner may have open at once; past it 429', parse: integer(1, 1000) },
   { key: 'streamsPerProcess', env: 'STREAMS_PER_PROCESS', flag: 'streams-per-process', default: '32', doc: 'streamed lists one process serves at once; past it 503', parse: integer(1, 10000) },
   { key: 'streamDeadlineMs', env: 'STREAM_DEADLINE', flag: 'stream-deadline', default: '5m', doc: 'longest a streamed list may take, however fast it is read, e.g. 5m (at most 24h)', parse: durationSetting },
@@ -369,6 +376,9 @@ export function loadSettings(
   // Redis holds only the rate limit's counters: without RATE_LIMIT (a misspelt name, say) it would go unused.
   if (settings.redisUrl !== undefined && settings.rateLimit === undefined) {
     throw new SettingError('REDIS_URL set, but RATE_LIMIT is off: Redis only holds its counters; set RATE_LIMIT too, or unset REDIS_URL');
+  }
+  if (settings.redisUrl === undefined && settings.redisKeyPrefix !== DEFAULT_REDIS_KEY_PREFIX) {
+    throw new SettingError('REDIS_KEY_PREFIX set, but REDIS_URL is not: the prefix names keys in Redis; set REDIS_URL too, or unset REDIS_KEY_PREFIX');
   }
   return settings;
 }

@@ -31,6 +31,11 @@ test('REDIS_URL without RATE_LIMIT stops the start: Redis would go unused, and a
   assert.throws(() => loadSettings({ REDIS_URL: 'redis://127.0.0.1:6379', RATELIMIT: '100/1s' }), /RATE_LIMIT is off/);
 });
 
+test('REDIS_KEY_PREFIX without REDIS_URL stops the start: no key would ever have the prefix', () => {
+  assert.throws(() => loadSettings({ RATE_LIMIT: '100/1s', REDIS_KEY_PREFIX: 'myapp:' }), /REDIS_KEY_PREFIX set, but REDIS_URL is not/);
+  assert.equal(loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: 'myapp:' }).redisKeyPrefix, 'myapp:');
+});
+
 test('REDIS_URL must be a redis:// or rediss:// address; its password never shows in the error', () => {
   assert.equal(loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl, 'redis://127.0.0.1:6379');
   assert.equal(loadSettings({ RATE_LIMIT: '100/1s', REDIS_URL: 'rediss://:pw@cache.internal:6380/2' }).redisUrl, 'rediss://:pw@cache.internal:6380/2');

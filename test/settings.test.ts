@@ -1,7 +1,9 @@
 /** The settings table of API.md ("Running it"): each default, and a flag for every setting. */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { SETTINGS, SettingError, loadSettings } from '../src/settings.js';
 import { tempDir } from './helpers/server.js';
@@ -71,6 +73,39 @@ test('a TLS file DATABASE_URL names that cannot be read is named with the OS err
   const missing = join(dir, 'ca.pem');
   assert.match(message(`sslrootcert=${missing}`), new RegExp(`names a file that cannot be read: sslrootcert=${missing} \\(ENOENT\\)`));
   assert.match(message(`sslcert=${join(dir, 'certs')}`), /names a file that cannot be read: sslcert=.*certs \(EISDIR\)/);
+});
+
+test('a TLS file DATABASE_URL names that pg could not use is refused, naming the parameter', (t) => {
+  const dir = tempDir(t);
+  const fixture = (name: string) => fileURLToPath(new URL(`../../test/fixtures/${name}`, import.meta.url));
+  const write = (name: string, content: string) => {
+    writeFileSync(join(dir, name), content);
+    return join(dir, name);
+  };
+  const notPem = write('not.pem', 'hello\n');
+  const otherKey = write('other-key.pem', generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
+  const load = (files: string) => loadSettings({ DATABASE_URL: `postgres://app:hunter2@db:5432/plants?sslmode=verify-full&${files}` });
+  const refusal = (files: string) => {
+    try {
+      load(files);
+    } catch (error) {
+      assert.ok(error instanceof SettingError);
+      assert.doesNotMatch(error.message, /hunter2/);
+      return error.message;
+    }
+    assert.fail('the setting was accepted');
+  };
+  const [cert, key] = [fixture('tls-test-cert.pem'), fixture('tls-test-key.pem')];
+  assert.equal(load(`sslrootcert=${cert}&sslcert=${cert}&sslkey=${key}`).databaseUrl.includes('sslkey='), true);
+  assert.match(refusal(`sslrootcert=${notPem}`), /names as sslrootcert a file that holds no PEM certificate \(ERR_/);
+  assert.match(refusal(`sslcert=${notPem}&sslkey=${key}`), /names as sslcert a file that holds no PEM certificate \(ERR_/);
+  assert.match(refusal(`sslcert=${cert}&sslkey=${notPem}`), /names as sslkey a file that holds no unencrypted PEM private key \(ERR_/);
+  assert.match(refusal(`sslcert=${cert}&sslkey=${otherKey}`), /names an sslkey that is not the key of its sslcert$/);
+});
+
+test('CORS_ORIGINS of only commas and spaces stops the start rather than allowing no origin', () => {
+  for (const empty of [' , ', ',']) assert.throws(() => loadSettings({ CORS_ORIGINS: empty }), /CORS_ORIGINS=".*" names no origin: give one, or several separated by commas/);
+  assert.deepEqual(loadSettings({ CORS_ORIGINS: '' }).corsOrigins, []);
 });
 
 test('an in-memory SQLite database is refused: each connection plantstore opens would have its own', () => {
