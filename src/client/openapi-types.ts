@@ -162,8 +162,8 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description A file of the /docs page. */
-                asset: "swagger-ui.css" | "swagger-ui-bundle.js" | "favicon-32x32.png" | "init.js";
+                /** @description A file of the /docs page; empty (`/docs/`) is sent to the page itself. */
+                asset: "" | "swagger-ui.css" | "swagger-ui-bundle.js" | "favicon-32x32.png" | "init.js";
             };
             cookie?: never;
         };
@@ -870,8 +870,8 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
             };
             path: {
-                /** @description A file of the /docs page. */
-                asset: "swagger-ui.css" | "swagger-ui-bundle.js" | "favicon-32x32.png" | "init.js";
+                /** @description A file of the /docs page; empty (`/docs/`) is sent to the page itself. */
+                asset: "" | "swagger-ui.css" | "swagger-ui-bundle.js" | "favicon-32x32.png" | "init.js";
             };
             cookie?: never;
         };
@@ -888,6 +888,16 @@ export interface operations {
                     "text/javascript": string;
                     "image/png": unknown;
                 };
+            };
+            /** @description `/docs/`: the page is at `/docs`. */
+            308: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The page. */
+                    Location: "/docs";
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             404: components["responses"]["NotFound"];
         };

@@ -9,6 +9,7 @@ import { DOCS_ASSETS } from '../../src/http/docs.js';
 import { openApiDocument } from '../../src/http/openapi.js';
 import type { ErrorExample } from '../../src/http/openapi/error-examples.js';
 import type { ResponseObject } from '../../src/http/openapi/types.js';
+import { openApiProblems } from '../helpers/openapi-check.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -88,6 +89,7 @@ describe('GET /docs', () => {
     const slash = await fetch(`${server.url}/docs/`, { redirect: 'manual' });
     assert.equal(slash.status, 308);
     assert.equal(slash.headers.get('location'), '/docs');
+    assert.deepEqual(await openApiProblems(slash, 'GET', '/docs/'), [], 'the OpenAPI document says so');
     assert.equal((await fetch(`${server.url}/docs/`)).status, 200, 'followed, it is the page');
     assert.equal((await fetch(`${server.url}/docs/nothing.js`)).status, 404);
   });

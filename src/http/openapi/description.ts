@@ -87,11 +87,12 @@ absent one (404 on DELETE, absent from GET). All tokens of one user share that u
 - Every path that answers GET also answers HEAD (same status and headers, no body), and every known path answers
   OPTIONS with 204 and \`Allow\`. CORS headers are sent only to origins listed in the \`CORS_ORIGINS\` setting.
 - A path that does not exist answers 404 and a method that a path does not list answers 405 (see
-  the error answers below), whatever the token.
+  the error answers below), whatever the token; only the checks of HTTP itself, in the next item, come first.
 - Request headers must arrive within 30 s and the whole request within 30 s, or the connection gets 408 or is closed.
   What the HTTP parser itself rejects gets an Error body and the connection is closed: 400 for a malformed request,
   431 for headers larger than the server accepts; an \`Expect\` other than \`100-continue\` gets 417. So does a
   request with no \`Host\` (HTTP/1.1) or more than one \`Host\`, \`Authorization\` or \`Content-Type\` line: 400.
+  These may answer any request, so operations do not list them (408, 417 and 431 among their statuses).
 - Paths carry no version prefix; this document's version is the interface version.
 
 ## Error answers

@@ -91,8 +91,8 @@ export function opsPaths(): Record<string, PathItemObject> {
           name: 'asset',
           in: 'path',
           required: true,
-          description: 'A file of the /docs page.',
-          schema: { type: 'string', enum: Object.keys(DOCS_ASSETS) },
+          description: 'A file of the /docs page; empty (`/docs/`) is sent to the page itself.',
+          schema: { type: 'string', enum: ['', ...Object.keys(DOCS_ASSETS)] },
         },
       ],
       ...publicGet({
@@ -101,6 +101,10 @@ export function opsPaths(): Record<string, PathItemObject> {
         description: `A script, stylesheet or image of the /docs page, from the swagger-ui-dist package. ${PUBLIC}`,
         responses: {
           200: { description: 'The asset, cacheable for an hour.', headers: withRequestId(), content: assetContent() },
+          308: {
+            description: '`/docs/`: the page is at `/docs`.',
+            headers: { ...withRequestId(), Location: { description: 'The page.', required: true, schema: { type: 'string', const: '/docs' } } },
+          },
           404: ref('responses', 'NotFound'),
         },
       }),
