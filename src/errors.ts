@@ -32,8 +32,9 @@ export const errors = {
   badRequest: (message: string) => new ApiError(400, message),
   missingCredentials: () =>
     new ApiError(401, 'This operation needs a bearer token in the Authorization header.', { 'www-authenticate': REALM }),
-  invalidToken: () =>
-    new ApiError(401, 'The bearer token is unknown, revoked, expired or badly signed.', {
+  /** `reason` only for a JWT whose signature holds: its holder may learn which claim is refused. */
+  invalidToken: (reason?: string) =>
+    new ApiError(401, reason === undefined ? 'The bearer token is unknown, revoked, expired or badly signed.' : `The bearer token is refused: ${reason}.`, {
       'www-authenticate': `${REALM}, error="invalid_token"`,
     }),
   insufficientScope: (scope: string) =>

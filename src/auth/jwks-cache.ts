@@ -84,6 +84,11 @@ export class JwksCache {
     }
   };
 
+  /** Fetches the set again unless that was done within the refetch interval; as for an unknown `kid`. */
+  lookAgain(): Promise<void> {
+    return this.refresh();
+  }
+
   private current(): LocalKeySet {
     if (this.keys === undefined) throw new KeySetUnavailableError(this.retryAfterSeconds());
     return this.keys;

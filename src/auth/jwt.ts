@@ -3,7 +3,7 @@
  * an HS256 shared secret. The owner comes from a configurable claim, the scopes from `scope`/`scp`.
  */
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
-import { errors } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import { KeySetUnavailableError, type JwksCache } from './jwks-cache.js';
 import type { CredentialVerifier, Principal } from './principal.js';
 import { normalizeUserName } from './user-name.js';
@@ -55,17 +55,31 @@ export class JwtVerifier implements CredentialVerifier {
     try {
       const header = decodeProtectedHeader(token);
       if (KEY_BEARING_HEADERS.some((name) => Object.hasOwn(header, name))) throw errors.invalidToken();
-      payload = await this.verifySignatureAndClaims(token);
+      payload = await this.verifySignatureAndClaims(token, header.kid === undefined);
       // jose checks `iat` only against a maximum age; a token issued after now is refused too.
-      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw errors.invalidToken();
+      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw errors.invalidToken('it was issued in the future (iat)');
     } catch (error) {
       if (error instanceof KeySetUnavailableError) throw errors.unavailable(UNAVAILABLE_MESSAGE, error.retryAfterSeconds);
-      throw errors.invalidToken();
+      if (error instanceof ApiError) throw error;
+      throw errors.invalidToken(claimProblem(error));
     }
     return { owner: ownerOf(payload, this.config.ownerClaim), scopes: scopesOf(payload) };
   }
 
-  private async verifySignatureAndClaims(token: string): Promise<JWTPayload> {
+  private async verifySignatureAndClaims(token: string, withoutKid: boolean): Promise<JWTPayload> {
+    try {
+      return await this.verifyWithKeys(token);
+    } catch (error) {
+      // Without `kid` a key is chosen by its type alone, so a key the provider rotated in shows
+      // only as a failed signature: look at the set again (at most once per refetch interval).
+      const failedSignature = error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSMultipleMatchingKeys;
+      if (!withoutKid || !failedSignature || 'secret' in this.config.keys) throw error;
+      await this.config.keys.jwks.lookAgain();
+      return this.verifyWithKeys(token);
+    }
+  }
+
+  private async verifyWithKeys(token: string): Promise<JWTPayload> {
     try {
       return (await jwtVerify(token, this.key, this.options)).payload;
     } catch (error) {
@@ -81,20 +95,34 @@ export class JwtVerifier implements CredentialVerifier {
 }
 
 /**
+ * Why a token whose signature holds is refused, for its holder (jose checks the claims only
+ * after the signature); undefined for any other failure, which gets the general message.
+ */
+function claimProblem(error: unknown): string | undefined {
+  if (error instanceof joseErrors.JWTExpired) return 'it has expired (exp)';
+  if (!(error instanceof joseErrors.JWTClaimValidationFailed)) return undefined;
+  if (error.reason === 'missing') return `it has no ${error.claim} claim`;
+  if (error.claim === 'aud') return 'its audience (aud) is none this service accepts';
+  if (error.claim === 'iss') return 'its issuer (iss) is not the one this service accepts';
+  if (error.claim === 'nbf') return 'it is not valid yet (nbf)';
+  return `its ${error.claim} claim is not valid`;
+}
+
+/**
  * The owner claim's value as a user name; a missing, non-string or unreadable one makes the
  * token invalid, and so does one not written in NFC: the provider tells two identities apart
  * by their exact text, so two spellings of one name must not become one owner.
  */
 function ownerOf(payload: JWTPayload, claim: string): string {
   const owner = Object.hasOwn(payload, claim) ? payload[claim] : undefined;
-  if (typeof owner !== 'string') throw errors.invalidToken();
+  if (typeof owner !== 'string') throw errors.invalidToken(`its ${claim} claim, which names the owner, is missing or not a string`);
   let name: string;
   try {
     name = normalizeUserName(owner);
-  } catch {
-    throw errors.invalidToken();
+  } catch (error) {
+    throw errors.invalidToken(`its ${claim} claim cannot name an owner: ${(error as Error).message}`);
   }
-  if (name !== owner) throw errors.invalidToken();
+  if (name !== owner) throw errors.invalidToken(`its ${claim} claim cannot name an owner: it is not in Unicode NFC`);
   return name;
 }
 

@@ -254,7 +254,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or the token is unknown, revoked, expired or badly signed. Checked before the body is read. */
+        /** @description No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or the token is unknown, revoked, expired or badly signed. A JWT whose signature holds but whose claims do not is told which claim is refused. Checked before the body is read. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -23,6 +23,7 @@ describe('the owner of a JWT caller', () => {
     const response = await call(server.url, await token({ scope: 'plants:read plants:write' }), '/plants');
     assert.equal(response.status, 401);
     assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="invalid_token"');
+    assert.equal(((await response.json()) as { message: string }).message, 'The bearer token is refused: its sub claim, which names the owner, is missing or not a string.');
   });
 
   test('a JWT whose owner claim is not a string, is empty, too long or has control characters gets 401 invalid_token', async (t) => {
@@ -33,6 +34,7 @@ describe('the owner of a JWT caller', () => {
       const response = await call(server.url, await token(claims), '/plants', { method: 'POST', json: { id: 1, name: 'Fern' } });
       assert.equal(response.status, 401, `sub ${JSON.stringify(sub)}`);
       assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="invalid_token"');
+      assert.match(((await response.json()) as { message: string }).message, /^The bearer token is refused: its sub claim(, which names the owner, is missing or not a string| cannot name an owner: it .+)\.$/);
     }
   });
 

@@ -23,6 +23,7 @@ describe('JWT owner claims as user names', () => {
     const decomposed = await call(server.url, await hs256(userClaims({ sub: `${base}e\u0301` })), '/plants');
     assert.equal(decomposed.status, 401);
     assert.equal(decomposed.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="invalid_token"');
+    assert.equal(((await decomposed.json()) as { message: string }).message, 'The bearer token is refused: its sub claim cannot name an owner: it is not in Unicode NFC.');
   });
 
   for (const [what, sub] of [
@@ -36,6 +37,7 @@ describe('JWT owner claims as user names', () => {
       const response = await call(server.url, await hs256(userClaims({ sub })), '/plants');
       assert.equal(response.status, 401);
       assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="plantstore", error="invalid_token"');
+      assert.match(((await response.json()) as { message: string }).message, /^The bearer token is refused: its sub claim cannot name an owner: it (starts or ends with white space|contains U\+[0-9A-F]{4}, an invisible or control character)\.$/);
     });
   }
 });

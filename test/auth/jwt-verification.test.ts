@@ -14,13 +14,15 @@ async function providerAndServer(t: TestContext, alg: SigningAlg = 'RS256', sett
   return { key, jwks, server };
 }
 
-async function assertInvalidToken(baseUrl: string, token: string): Promise<void> {
+/** What a token gets whose signature does not hold: nothing about why. */
+const UNKNOWN = 'The bearer token is unknown, revoked, expired or badly signed.';
+
+/** A 401 invalid_token; `message` names the claim refused when the signature holds. */
+async function assertInvalidToken(baseUrl: string, token: string, message = UNKNOWN): Promise<void> {
   const response = await call(baseUrl, token, '/plants');
   assert.equal(response.status, 401);
   assert.equal(response.headers.get('www-authenticate'), INVALID_TOKEN);
-  const body = (await response.json()) as { error: number; message: string };
-  assert.equal(body.error, 401);
-  assert.equal(typeof body.message, 'string');
+  assert.deepEqual(await response.json(), { error: 401, message });
 }
 
 describe('JWTs verified against a JWKS', () => {
@@ -103,35 +105,36 @@ describe('forged or stale JWTs get 401 invalid_token', () => {
 
   test('an expired token (exp in the past)', async (t) => {
     const { key, server } = await providerAndServer(t);
-    await assertInvalidToken(server.url, await mint(key, userClaims({ exp: nowSeconds() - 60 })));
+    await assertInvalidToken(server.url, await mint(key, userClaims({ exp: nowSeconds() - 60 })), 'The bearer token is refused: it has expired (exp).');
   });
 
   test('a token without exp', async (t) => {
     const { key, server } = await providerAndServer(t);
-    await assertInvalidToken(server.url, await mint(key, userClaims(), { noExpiry: true }));
+    await assertInvalidToken(server.url, await mint(key, userClaims(), { noExpiry: true }), 'The bearer token is refused: it has no exp claim.');
   });
 
   test('a token not yet valid (nbf a minute ahead)', async (t) => {
     const { key, server } = await providerAndServer(t);
-    await assertInvalidToken(server.url, await mint(key, userClaims({ nbf: nowSeconds() + 60 })));
+    await assertInvalidToken(server.url, await mint(key, userClaims({ nbf: nowSeconds() + 60 })), 'The bearer token is refused: it is not valid yet (nbf).');
   });
 
   test('a token issued in the future (iat a minute ahead): a wrong clock or a token minted for later', async (t) => {
     const { key, server } = await providerAndServer(t);
-    await assertInvalidToken(server.url, await mint(key, userClaims(), { issuedAt: nowSeconds() + 60 }));
+    await assertInvalidToken(server.url, await mint(key, userClaims(), { issuedAt: nowSeconds() + 60 }), 'The bearer token is refused: it was issued in the future (iat).');
   });
 
   test('a wrong iss, or none, when JWT_ISSUER is set', async (t) => {
     const { key, server } = await providerAndServer(t, 'RS256', { jwtIssuer: 'https://idp.example' });
-    await assertInvalidToken(server.url, await mint(key, userClaims({ iss: 'https://evil.example' })));
-    await assertInvalidToken(server.url, await mint(key, userClaims({ iss: undefined })));
+    await assertInvalidToken(server.url, await mint(key, userClaims({ iss: 'https://evil.example' })), 'The bearer token is refused: its issuer (iss) is not the one this service accepts.');
+    await assertInvalidToken(server.url, await mint(key, userClaims({ iss: undefined })), 'The bearer token is refused: it has no iss claim.');
   });
 
   test('a wrong aud, or none, when JWT_AUDIENCE is set', async (t) => {
     const { key, server } = await providerAndServer(t, 'RS256', { jwtAudience: 'plantstore' });
-    await assertInvalidToken(server.url, await mint(key, userClaims({ aud: 'billing' })));
-    await assertInvalidToken(server.url, await mint(key, userClaims({ aud: ['billing', 'crm'] })));
-    await assertInvalidToken(server.url, await mint(key, userClaims({ aud: undefined })));
+    const wrongAudience = 'The bearer token is refused: its audience (aud) is none this service accepts.';
+    await assertInvalidToken(server.url, await mint(key, userClaims({ aud: 'billing' })), wrongAudience);
+    await assertInvalidToken(server.url, await mint(key, userClaims({ aud: ['billing', 'crm'] })), wrongAudience);
+    await assertInvalidToken(server.url, await mint(key, userClaims({ aud: undefined })), 'The bearer token is refused: it has no aud claim.');
   });
 
   test('a key the set marks for encryption, or for other operations than verify, is not used to verify', async (t) => {

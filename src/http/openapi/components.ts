@@ -155,7 +155,8 @@ export const responses: Record<string, ResponseObject> = {
   Unauthorized: errorResponse(
     401,
     'No usable bearer token: the Authorization header is missing, uses another scheme, carries an empty token, or ' +
-      'the token is unknown, revoked, expired or badly signed. Checked before the body is read.',
+      'the token is unknown, revoked, expired or badly signed. A JWT whose signature holds but whose claims do not ' +
+      'is told which claim is refused. Checked before the body is read.',
     examples.unauthorized,
     'WWW-Authenticate',
     ...RATE_LIMIT_HEADERS,
