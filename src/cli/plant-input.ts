@@ -35,23 +35,58 @@ export async function* readPlants(source: AsyncIterable<Uint8Array>, format?: Im
   yield* chosen === 'csv' ? csvItems(all) : jsonLineItems(all);
 }
 
+/** Bytes that are not UTF-8: the import stops at their line, once the lines before it are read. */
+export class NotUtf8Error extends UsageError {
+  constructor(readonly line: number) {
+    super(`line ${line} is not valid UTF-8`);
+  }
+}
+
+const NEWLINE = 0x0a;
+/** Whole lines only, so each decode stands alone; a byte order mark is kept, to be dropped at the start only. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The text of the input, decoded a whole line at a time (a newline byte is never part of a
+ * longer UTF-8 character), so that bytes that are not UTF-8 stop it at their own line, with
+ * every line before it read.
+ */
 async function* decode(source: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true }); // a leading BOM is dropped
-  let text: string;
-  for await (const chunk of source) {
-    try {
-      text = decoder.decode(chunk, { stream: true });
-    } catch {
-      throw new UsageError('the input is not valid UTF-8');
-    }
+  let rest: Uint8Array = new Uint8Array(0);
+  let line = 1;
+  const lines = function* (bytes: Uint8Array): Generator<string> {
+    const decoded = decodeLines(bytes, line);
+    const text = line === 1 ? decoded.text.replace(/^\uFEFF/, '') : decoded.text; // a byte order mark
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) line++;
     if (text !== '') yield text;
+    if (decoded.notUtf8 !== undefined) throw new NotUtf8Error(decoded.notUtf8);
+  };
+  for await (const chunk of source) {
+    const bytes = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
+    const end = bytes.lastIndexOf(NEWLINE) + 1;
+    rest = bytes.subarray(end);
+    yield* lines(bytes.subarray(0, end));
   }
+  yield* lines(rest);
+}
+
+/** Whole lines as text, up to the first line that is not UTF-8, whose number `notUtf8` is. */
+function decodeLines(bytes: Uint8Array, firstLine: number): { text: string; notUtf8?: number } {
   try {
-    text = decoder.decode();
+    return { text: UTF8.decode(bytes) };
   } catch {
-    throw new UsageError('the input ends inside a UTF-8 character');
+    let text = '';
+    let start = 0;
+    for (let line = firstLine; ; line++) {
+      const end = bytes.indexOf(NEWLINE, start) + 1 || bytes.length;
+      try {
+        text += UTF8.decode(bytes.subarray(start, end));
+      } catch {
+        return { text, notUtf8: line };
+      }
+      start = end;
+    }
   }
-  if (text !== '') yield text;
 }
 
 async function* prepend(head: string, rest: AsyncIterable<string>): AsyncGenerator<string> {

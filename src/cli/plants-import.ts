@@ -7,7 +7,7 @@
  */
 import { PlantStoreError, type NewPlant, type Plant, type PlantStoreClient } from '../client/index.js';
 import { INT64_MIN } from '../plants/int64.js';
-import type { InputItem } from './plant-input.js';
+import { NotUtf8Error, type InputItem } from './plant-input.js';
 
 export interface ImportSummary {
   created: number;
@@ -77,7 +77,7 @@ export async function importPlants(client: PlantStoreClient, items: AsyncIterabl
     // imported, and the summary says where it stopped, as for a refusal of the whole import.
     if (error instanceof ImportStoppedError || lastLine === 0) throw error;
     if (batch.length > 0) await flush();
-    throw new ImportStoppedError(summary, lastLine + 1, error);
+    throw new ImportStoppedError(summary, error instanceof NotUtf8Error ? error.line : lastLine + 1, error);
   }
   if (batch.length > 0) await flush();
   summary.conflicts.sort((a, b) => a.line - b.line);

@@ -47,8 +47,31 @@ describe('readPlants', () => {
     }
   });
 
-  test('input that is not UTF-8 stops with a usage error', async () => {
-    await assert.rejects(read(new Uint8Array([0x7b, 0xc3, 0x28])), { name: 'UsageError', message: 'the input is not valid UTF-8' });
+  test('input that is not UTF-8 stops with a usage error naming its line', async () => {
+    await assert.rejects(read(new Uint8Array([0x7b, 0xc3, 0x28])), { name: 'UsageError', message: 'line 1 is not valid UTF-8' });
+    const endsInsideACharacter = Buffer.concat([Buffer.from('{"id":1,"name":"caf\u00e9"}\n\n{"id":2,"name":"'), Buffer.from([0xc3])]);
+    await assert.rejects(read(endsInsideACharacter), { name: 'UsageError', message: 'line 3 is not valid UTF-8' });
+  });
+
+  test('the lines before bytes that are not UTF-8 are read first, whatever chunks the bytes come in', async () => {
+    const good = Array.from({ length: 50 }, (_, i) => `{"id":${i + 1},"name":"pl\u00e4nt ${i + 1}"}\n`).join('');
+    const input = Buffer.concat([Buffer.from(`\uFEFF${good}`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a]), Buffer.from('{"id":99,"name":"after"}\n')]);
+    for (const size of [1, 7, 64, input.length]) {
+      const chunks = async function* () {
+        for (let at = 0; at < input.length; at += size) yield input.subarray(at, at + size);
+      };
+      const lines: number[] = [];
+      await assert.rejects(
+        (async () => {
+          for await (const item of readPlants(chunks(), 'jsonl')) {
+            assert.ok('plant' in item && item.plant.name === `pl\u00e4nt ${item.line}`, `line ${item.line}`);
+            lines.push(item.line);
+          }
+        })(),
+        { name: 'UsageError', message: 'line 51 is not valid UTF-8' },
+      );
+      assert.equal(lines.length, 50, `chunks of ${size} bytes`);
+    }
   });
 });
 
