@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { nodeFetch } from '../../src/cli/node-fetch.js';
 
@@ -63,4 +64,27 @@ test('a server that stays silent fails the request with ETIMEDOUT, as a TypeErro
     assert.equal((error.cause as { code?: string }).code, 'ETIMEDOUT');
     return true;
   });
+});
+
+test('a connection that is never made fails the request with ETIMEDOUT too', { timeout: 20_000 }, async (t) => {
+  // A stopped server whose accept queue is full: the kernel drops further SYNs, as a firewall would.
+  const listener = spawn(process.execPath, ['-e', "require('net').createServer().listen({ port: 0, host: '127.0.0.1', backlog: 1 }, function () { console.log(this.address().port); })"], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => listener.kill('SIGKILL'));
+  const [output] = (await once(listener.stdout, 'data')) as [Buffer];
+  const port = Number(output.toString());
+  process.kill(listener.pid as number, 'SIGSTOP');
+  const queued: Socket[] = [];
+  t.after(() => queued.forEach((socket) => socket.destroy()));
+  for (let connected = true; connected; ) {
+    const socket = connect(port, '127.0.0.1');
+    queued.push(socket);
+    connected = await Promise.race([once(socket, 'connect').then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))]);
+  }
+  const started = Date.now();
+  await assert.rejects(nodeFetch({ maxSockets: 1, timeoutMs: 300 })(`http://127.0.0.1:${port}/plants`, { method: 'GET' }), (error: unknown) => {
+    assert.ok(error instanceof TypeError);
+    assert.equal((error.cause as { code?: string }).code, 'ETIMEDOUT');
+    return true;
+  });
+  assert.ok(Date.now() - started < 5_000);
 });
