@@ -46,9 +46,9 @@ function settingsFrom(command: Command, only?: readonly (keyof Settings)[]): Set
 }
 
 /** Opens the database the settings name; a failure an operator can fix becomes a StartError. */
-async function open(settings: Settings): Promise<Store> {
+async function open(settings: Settings, onMigrated?: (applied: number) => void): Promise<Store> {
   try {
-    return await openStore(settings);
+    return await openStore({ ...settings, onMigrated });
   } catch (error) {
     throw asStartError(error, settings);
   }
@@ -108,9 +108,10 @@ settingOptions(program.command('serve').description('serve the HTTP API (the def
 
 settingOptions(program.command('migrate').description('apply pending database schema migrations and exit'), DATABASE_SETTINGS).action(
   async (_options, command: Command) => {
-    const store = await open(settingsFrom(command, DATABASE_SETTINGS));
+    let applied = 0;
+    const store = await open(settingsFrom(command, DATABASE_SETTINGS), (count) => (applied = count));
     await store.close();
-    process.stdout.write('migrations are up to date\n');
+    process.stdout.write(applied === 0 ? 'the schema was up to date\n' : `applied ${applied} migration${applied === 1 ? '' : 's'}; the schema is up to date\n`);
   },
 );
 

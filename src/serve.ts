@@ -10,7 +10,7 @@ import { ClusterMetrics, isMessage } from './http/cluster-metrics.js';
 import { Metrics } from './http/metrics.js';
 import { createLogger, logProcessWarnings, type Logger } from './logger.js';
 import type { Settings } from './settings.js';
-import { startServer } from './server.js';
+import { logMigrations, startServer } from './server.js';
 import { StartError, asStartError, briefReason, isPermanentDatabaseFailure } from './start-failure.js';
 import { openStore } from './store/open-store.js';
 
@@ -135,7 +135,7 @@ async function supervise(settings: Settings, logger: Logger): Promise<void> {
   let forked = false;
   onFirstSignal((signal) => (forked ? stop(signal) : process.exit(0)));
   // Migrate once here, so N workers do not all race to it (the lock would make it safe, but slow).
-  const store = await whenDatabaseAnswers(settings, logger, () => openStore(settings));
+  const store = await whenDatabaseAnswers(settings, logger, () => openStore({ ...settings, onMigrated: logMigrations(logger) }));
   await store.close();
 
   /**

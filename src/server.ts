@@ -69,6 +69,13 @@ async function bootstrapToken(store: Store, databaseUrl: string): Promise<void> 
   );
 }
 
+/** Logs the migrations a start applied; with `--workers` the supervisor applies them, and logs them so. */
+export function logMigrations(logger: Logger): (applied: number) => void {
+  return (applied) => {
+    if (applied > 0) logger.info({ applied }, 'applied schema migrations');
+  };
+}
+
 export async function startServer(settings: Settings, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(settings.logLevel);
   const metrics = options.metrics ?? new Metrics();
@@ -81,6 +88,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     onConnectionError: (err) => logger.warn({ reason: briefReason(err) }, 'a database connection broke; the store opens another'),
     onWriteBatch: (size, seconds) => metrics.observeWriteBatch(size, seconds),
     streamConnections: settings.streamsPerProcess,
+    onMigrated: logMigrations(logger),
   });
 
   const responses = settings.responseBatching ? new ResponseBatcher(endOfTurn) : undefined;

@@ -18,6 +18,8 @@ export interface StoreOptions {
   onWriteBatch?: (size: number, seconds: number) => void;
   /** SQLite: most snapshot connections open at once for streamed lists (STREAMS_PER_PROCESS). */
   streamConnections?: number;
+  /** Told how many schema migrations opening applied: 0 when the schema was up to date. */
+  onMigrated?: (applied: number) => void;
 }
 
 /** Opens the store that DATABASE_URL names and applies pending migrations. */
@@ -35,7 +37,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     endOfTurn: options.endOfTurn,
   });
   try {
-    await store.migrate();
+    options.onMigrated?.(await store.migrate());
   } catch (error) {
     await store.close();
     throw error;

@@ -163,13 +163,26 @@ describe('plantstore --help', () => {
 });
 
 describe('plantstore migrate', () => {
-  test('applies the schema and is idempotent', async (t) => {
+  test('applies the schema and is idempotent, and says which it did', async (t) => {
     const databaseUrl = database(t);
+    const said: string[] = [];
     for (let run = 0; run < 2; run++) {
       const migrated = await runCli(['migrate', '--database-url', databaseUrl]);
       assert.equal(migrated.code, 0, migrated.stderr);
+      said.push(migrated.stdout);
     }
+    assert.deepEqual(said, ['applied 2 migrations; the schema is up to date\n', 'the schema was up to date\n']);
     assert.deepEqual(await listTokens(databaseUrl), []);
+  });
+
+  test('serve logs the migrations it applied, and nothing when there were none', async (t) => {
+    const databaseUrl = database(t);
+    for (const expected of [true, false]) {
+      const instance = await startServerProcess(t, { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' });
+      instance.child.kill('SIGTERM');
+      await instance.exited;
+      assert.equal(instance.stdout().includes('"applied":2,"msg":"applied schema migrations"'), expected, instance.stdout());
+    }
   });
 });
 

@@ -31,6 +31,8 @@ export interface SqliteStoreOptions {
   streamConnections?: number;
   /** Told when the writer thread died; the store starts another by itself. */
   onConnectionError?: (error: Error) => void;
+  /** Told how many schema migrations opening applied. */
+  onMigrated?: (applied: number) => void;
 }
 
 function prepareReads(db: Database.Database) {
@@ -68,8 +70,10 @@ export class SqliteStore implements Store {
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const db = mapSqliteErrors(() => openConnection(path));
     try {
-      mapSqliteErrors(() => migrate(db));
-      return new SqliteStore(db, path, options);
+      const applied = mapSqliteErrors(() => migrate(db));
+      const store = new SqliteStore(db, path, options);
+      options.onMigrated?.(applied);
+      return store;
     } catch (error) {
       db.close();
       throw error;
