@@ -36,11 +36,48 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-// validatorUrl: null, or Swagger UI would send the document's address to validator.swagger.io.
-// persistAuthorization keeps the token in this browser's localStorage across reloads, until Logout.
-const INIT =
-  "window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, " +
-  'validatorUrl: null, persistAuthorization: true });\n';
+/**
+ * The page's script. Swagger UI shows a JSON response as JSON.stringify(JSON.parse(body)), which
+ * rounds ids beyond 2^53 through a double; `exactJsonBodies` (a plugin through its public
+ * wrapComponents) shows the body re-indented from its own text instead.
+ * validatorUrl: null, or Swagger UI would send the document's address to validator.swagger.io.
+ * persistAuthorization keeps the token in this browser's localStorage across reloads, until Logout.
+ */
+const INIT = `function indentJson(text) {
+  let out = '';
+  let depth = 0;
+  const newline = () => '\\n' + '  '.repeat(depth);
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const start = i;
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\\\') i++;
+      out += text.slice(start, i + 1);
+    } else if (c === '{' || c === '[') {
+      if (text[i + 1] === (c === '{' ? '}' : ']')) out += c + text[++i];
+      else { depth++; out += c + newline(); }
+    } else if (c === '}' || c === ']') { depth--; out += newline() + c; }
+    else if (c === ',') out += ',' + newline();
+    else if (c === ':') out += ': ';
+    else if (c.trim() !== '') out += c;
+  }
+  return out;
+}
+
+const exactJsonBodies = () => ({
+  wrapComponents: {
+    responseBody: (Original, system) => (props) => {
+      const { React } = system;
+      if (!/json/i.test(props.contentType || '') || typeof props.content !== 'string') return React.createElement(Original, props);
+      const HighlightCode = props.getComponent('HighlightCode', true);
+      const code = React.createElement(HighlightCode, { language: 'json', downloadable: true, fileName: 'response.json', canCopy: true }, indentJson(props.content));
+      return React.createElement('div', null, React.createElement('h5', null, 'Response body'), code);
+    },
+  },
+});
+
+window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null, persistAuthorization: true, plugins: [exactJsonBodies] });
+`;
 
 /**
  * Only plantstore's own files: no inline script or style, no eval, no plugin, no other host;
