@@ -66,7 +66,7 @@ export const errors = {
     new ApiError(429, `This owner already has ${perOwner} streamed lists open; finish one, or page with a limit of at most 1000, before starting another.`, retryAfter(seconds)),
   streamsBusy: (seconds: number) =>
     new ApiError(503, 'The server is streaming as many lists as it can right now; try again shortly, or page with a limit of at most 1000.', retryAfter(seconds)),
-  unavailable: (message = 'The service cannot reach its database right now; try again shortly.', seconds = 1) =>
+  unavailable: (message = 'The service cannot use its database right now; try again shortly.', seconds = 1) =>
     new ApiError(503, message, retryAfter(seconds)),
   internal: () => new ApiError(500, 'The server failed unexpectedly; the failure has been logged.'),
 } as const;

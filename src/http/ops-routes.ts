@@ -1,6 +1,6 @@
 /** Routes that need no token: health, readiness, metrics, the OpenAPI document and its docs page. */
 import type { Store } from '../store/store.js';
-import { errors } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import { docsRoutes } from './docs.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
@@ -22,9 +22,9 @@ export function opsRoutes(store: Store, metrics: Metrics, bodyLimit: number, dra
       });
       try {
         await Promise.race([store.ping(), timeout]);
-      } catch {
+      } catch (error) {
         // Whatever the failure (down, locked, closed), the answer to "ready?" is no.
-        throw errors.unavailable('The database does not answer.');
+        throw error instanceof ApiError ? error : errors.unavailable('The database does not answer.');
       } finally {
         clearTimeout(timer);
       }

@@ -41,7 +41,7 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 const unavailable = (retryAfter: string) => (res: ServerResponse) =>
-  json(res, 503, { error: 503, message: 'The service cannot reach its database right now; try again shortly.' }, { 'retry-after': retryAfter });
+  json(res, 503, { error: 503, message: 'The service cannot use its database right now; try again shortly.' }, { 'retry-after': retryAfter });
 
 describe('PlantStoreClient retries', () => {
   test('a 503 with Retry-After is retried after it, and the 200 that follows is the answer', async (t) => {

@@ -44,8 +44,15 @@ for (const kind of storeKinds()) {
       assert.equal(response.status, 503);
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
       const body = (await response.json()) as Record<string, unknown>;
-      assert.deepEqual(Object.keys(body).sort(), ['error', 'message']);
-      assert.equal(body.error, 503);
+      assert.deepEqual(body, { error: 503, message: 'The database does not answer.' });
+    });
+
+    test('503 Error when the database does not answer within 2 s, saying so', async (t) => {
+      const server = await startTestServer(t, kind);
+      server.running.store.ping = () => new Promise(() => {});
+      const response = await fetch(`${server.url}/readyz`);
+      assert.equal(response.status, 503);
+      assert.deepEqual(await response.json(), { error: 503, message: 'The database did not answer in time.' });
     });
   });
 
