@@ -8,6 +8,7 @@ import type { Authenticator } from './auth/authenticator.js';
 import type { PendingToken, Principal } from './auth/principal.js';
 import { ApiError, errors } from './errors.js';
 import type { AccessLog } from './http/access-log.js';
+import type { FailureLog } from './http/failure-log.js';
 import type { RequestContext } from './http/context.js';
 import { applyCors } from './http/cors.js';
 import type { Metrics } from './http/metrics.js';
@@ -32,6 +33,8 @@ export interface AppParts {
   metrics: Metrics;
   /** Request ids, access lines and request counts, shared with the answers to parser refusals. */
   accessLog: AccessLog;
+  /** Why requests got a 503, a line per reason and interval. */
+  failures: FailureLog;
   /** Counts each owner's requests on the routes that need a token (RATE_LIMIT); none when off. */
   rateLimiter?: OwnerRateLimiter;
   /** Holds responses to the end of the turn (RESPONSE_BATCHING); without it each is sent at once. */
@@ -98,7 +101,7 @@ function checkingToken(pending: PendingToken, work: () => MaybePromise<void>): M
 }
 
 export function buildApp(parts: AppParts): RequestListener {
-  const { settings, store, authenticator, logger, metrics, accessLog, responses, rateLimiter, pipelines, draining, drainCut } = parts;
+  const { settings, store, authenticator, logger, metrics, accessLog, failures, responses, rateLimiter, pipelines, draining, drainCut } = parts;
   const corsOrigins = new Set(settings.corsOrigins);
   const router = new Router();
   const admission = new StreamAdmission({ perOwner: settings.streamsPerOwner, perProcess: settings.streamsPerProcess });
@@ -111,8 +114,8 @@ export function buildApp(parts: AppParts): RequestListener {
     const apiError = toApiError(error);
     if (apiError.status === 500) logger.error({ reqId: ctx.requestId, err: error }, 'request failed');
     // A 503 is an answer chosen on purpose (a store or identity provider that does not answer):
-    // its reason is enough, and a stack per request would flood the log during an outage.
-    else if (apiError.status > 500) logger.warn({ reqId: ctx.requestId, reason: error instanceof Error ? error.message : String(error) }, 'request failed');
+    // its reason is enough, once per interval, where a line per request would flood the log.
+    else if (apiError.status > 500) failures.warn(ctx.requestId, error instanceof Error ? error.message : String(error));
     if (ctx.res.headersSent) {
       ctx.res.destroy(); // already answered: a second response cannot follow
       return;

@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import { issueToken } from './auth/api-tokens.js';
 import { buildAuthenticator } from './auth/build-authenticator.js';
 import { accessLog as createAccessLog } from './http/access-log.js';
+import { FailureLog } from './http/failure-log.js';
 import { respondToClientErrors } from './http/client-error.js';
 import { PipelineOrder } from './http/pipelining.js';
 import { Metrics } from './http/metrics.js';
@@ -101,7 +102,8 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   const draining = new AbortController();
   const drainCut = new AbortController();
   const accessLog = createAccessLog(logger, metrics);
-  const app = buildApp({ settings, store, authenticator, logger, metrics, accessLog, responses, rateLimiter, pipelines, draining: draining.signal, drainCut: drainCut.signal });
+  const failures = new FailureLog(logger);
+  const app = buildApp({ settings, store, authenticator, logger, metrics, accessLog, failures, responses, rateLimiter, pipelines, draining: draining.signal, drainCut: drainCut.signal });
   const server = createServer(
     {
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -165,6 +167,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
       clearTimeout(force);
       await rateLimiter?.close();
       await store.close();
+      failures.flush();
       logger.info('plantstore stopped');
       logger.flush();
     })());
