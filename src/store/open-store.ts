@@ -37,7 +37,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     endOfTurn: options.endOfTurn,
   });
   try {
-    options.onMigrated?.(await store.migrate());
+    const applied = await store.migrate(); // not inside `?.()`, which would skip it with no listener
+    options.onMigrated?.(applied);
   } catch (error) {
     await store.close();
     throw error;

@@ -1,7 +1,8 @@
-/** PostgreSQL migrations: bounded while they wait for another instance, not while they run. */
+/** PostgreSQL migrations: applied at every open, bounded while they wait for another instance, not while they run. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
+import { openStore } from '../../src/store/open-store.js';
 import { MIGRATION_LOCK, migrate } from '../../src/store/postgres/migrations.js';
 import { createPool } from '../../src/store/postgres/pool.js';
 import { postgresUrlOrSkipReason } from '../helpers/server.js';
@@ -45,4 +46,19 @@ test('waiting for another instance\'s migration gives up after the wait for the 
   const startedAt = Date.now();
   await assert.rejects(migrate(pool, 300));
   assert.ok(Date.now() - startedAt < 3_000);
+});
+
+test('opening the store migrates it, whether or not anyone listens for the count', { skip: postgres.reason }, async (t) => {
+  const postgresFactory = storeFactories().find((factory) => factory.kind === 'postgres');
+  const factory = postgresFactory as NonNullable<typeof postgresFactory>;
+  for (const onMigrated of [undefined, (applied: number) => assert.equal(applied, 2)]) {
+    const url = await factory.freshUrl(t);
+    const store = await openStore({ databaseUrl: url, databasePoolSize: 1, onMigrated });
+    await store.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    t.after(() => client.end());
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+    assert.deepEqual(rows.map((row) => row.version), [1, 2]);
+  }
 });
