@@ -113,8 +113,7 @@ export function buildApp(parts: AppParts): RequestListener {
   function fail(ctx: RequestContext, error: unknown): void {
     const apiError = toApiError(error);
     if (apiError.status === 500) logger.error({ reqId: ctx.requestId, err: error }, 'request failed');
-    // A 503 is an answer chosen on purpose (a store or identity provider that does not answer):
-    // its reason is enough, once per interval, where a line per request would flood the log.
+    // A 503 is an answer chosen on purpose: its reason is enough, logged as FailureLog says.
     else if (apiError.status > 500) failures.warn(ctx.requestId, error instanceof Error ? error.message : String(error));
     if (ctx.res.headersSent) {
       ctx.res.destroy(); // already answered: a second response cannot follow

@@ -86,8 +86,12 @@ export class JwtVerifier implements CredentialVerifier {
       // A token without `kid` may fit several keys of the set; jose hands them over to try in turn.
       if (!(error instanceof joseErrors.JWKSMultipleMatchingKeys)) throw error;
       for await (const key of error) {
-        const verified = await jwtVerify(token, key, this.options).catch(() => undefined);
-        if (verified !== undefined) return verified.payload;
+        try {
+          return (await jwtVerify(token, key, this.options)).payload;
+        } catch (keyError) {
+          // The signature held with this key: the claims' failure is the token's answer.
+          if (claimProblem(keyError) !== undefined) throw keyError;
+        }
       }
       throw error;
     }

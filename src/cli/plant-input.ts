@@ -42,12 +42,15 @@ export class NotUtf8Error extends UsageError {
   }
 }
 
-const NEWLINE = 0x0a;
+const LF = 0x0a;
+const CR = 0x0d;
+/** Line breaks as the CSV reader counts them: CRLF, or a CR or LF alone. */
+const LINE_BREAK = /\r\n|\r|\n/g;
 /** Whole lines only, so each decode stands alone; a byte order mark is kept, to be dropped at the start only. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * The text of the input, decoded a whole line at a time (a newline byte is never part of a
+ * The text of the input, decoded a whole line at a time (a CR or LF byte is never part of a
  * longer UTF-8 character), so that bytes that are not UTF-8 stop it at their own line, with
  * every line before it read.
  */
@@ -57,17 +60,24 @@ async function* decode(source: AsyncIterable<Uint8Array>): AsyncGenerator<string
   const lines = function* (bytes: Uint8Array): Generator<string> {
     const decoded = decodeLines(bytes, line);
     const text = line === 1 ? decoded.text.replace(/^\uFEFF/, '') : decoded.text; // a byte order mark
-    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) line++;
+    line += text.match(LINE_BREAK)?.length ?? 0;
     if (text !== '') yield text;
     if (decoded.notUtf8 !== undefined) throw new NotUtf8Error(decoded.notUtf8);
   };
   for await (const chunk of source) {
     const bytes = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
-    const end = bytes.lastIndexOf(NEWLINE) + 1;
+    const end = wholeLinesEnd(bytes);
     rest = bytes.subarray(end);
     yield* lines(bytes.subarray(0, end));
   }
   yield* lines(rest);
+}
+
+/** Where the whole lines in `bytes` end: after its last line break, unless that is a CR the next chunk may pair with an LF. */
+function wholeLinesEnd(bytes: Uint8Array): number {
+  const end = Math.max(bytes.lastIndexOf(LF), bytes.lastIndexOf(CR)) + 1;
+  if (end === 0 || end < bytes.length || bytes[end - 1] === LF) return end;
+  return wholeLinesEnd(bytes.subarray(0, end - 1));
 }
 
 /** Whole lines as text, up to the first line that is not UTF-8, whose number `notUtf8` is. */
@@ -77,16 +87,25 @@ function decodeLines(bytes: Uint8Array, firstLine: number): { text: string; notU
   } catch {
     let text = '';
     let start = 0;
-    for (let line = firstLine; ; line++) {
-      const end = bytes.indexOf(NEWLINE, start) + 1 || bytes.length;
+    for (let number = firstLine; ; number++) {
+      const end = lineEnd(bytes, start);
       try {
         text += UTF8.decode(bytes.subarray(start, end));
       } catch {
-        return { text, notUtf8: line };
+        return { text, notUtf8: number };
       }
       start = end;
     }
   }
+}
+
+/** Where the line that starts at `start` ends, its line break included. */
+function lineEnd(bytes: Uint8Array, start: number): number {
+  for (let at = start; at < bytes.length; at++) {
+    if (bytes[at] === LF) return at + 1;
+    if (bytes[at] === CR) return bytes[at + 1] === LF ? at + 2 : at + 1;
+  }
+  return bytes.length;
 }
 
 async function* prepend(head: string, rest: AsyncIterable<string>): AsyncGenerator<string> {

@@ -49,6 +49,11 @@ describe('JWTs verified against a JWKS', () => {
     assert.equal((await call(server.url, await mint(second, userClaims(), { header: { kid: undefined } }), '/plants')).status, 200);
     const stranger = await signingKey('ES256');
     await assertInvalidToken(server.url, await mint(stranger, userClaims(), { header: { kid: undefined } }));
+    // The second key's signature holds: its holder is told the claim, and the set is not fetched again for it.
+    const fetches = jwks.fetches;
+    const expired = await mint(second, userClaims({ exp: nowSeconds() - 60 }), { header: { kid: undefined } });
+    await assertInvalidToken(server.url, expired, 'The bearer token is refused: it has expired (exp).');
+    assert.equal(jwks.fetches, fetches);
   });
 
   test('an nbf within the 5 s clock tolerance is accepted', async (t) => {

@@ -73,6 +73,26 @@ describe('readPlants', () => {
       assert.equal(lines.length, 50, `chunks of ${size} bytes`);
     }
   });
+
+  for (const [endings, eol] of [['CR', '\r'], ['CRLF', '\r\n'], ['LF', '\n']] as const) {
+    test(`CSV with ${endings} line endings: the line that is not UTF-8 is named, the lines before it read`, async () => {
+      const good = Buffer.from(['id,name', '1,a', '2,b', '3,c', ''].join(eol));
+      const input = Buffer.concat([good, Buffer.from('4,'), Buffer.from([0x8e]), Buffer.from(`t${eol}5,e${eol}`)]);
+      for (const size of [1, 2, 5, input.length]) {
+        const chunks = async function* () {
+          for (let at = 0; at < input.length; at += size) yield input.subarray(at, at + size);
+        };
+        const lines: number[] = [];
+        await assert.rejects(
+          (async () => {
+            for await (const item of readPlants(chunks(), 'csv')) lines.push(item.line);
+          })(),
+          { name: 'UsageError', message: 'line 5 is not valid UTF-8' },
+        );
+        assert.deepEqual(lines, [2, 3, 4], `chunks of ${size} bytes`);
+      }
+    });
+  }
 });
 
 test('formatOfPath', () => {

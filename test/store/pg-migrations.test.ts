@@ -10,7 +10,7 @@ import { storeFactories } from './store-factories.js';
 
 const postgres = postgresUrlOrSkipReason();
 
-test('a migration that runs longer than the wait for the lock is not cancelled', { skip: postgres.reason }, async (t) => {
+test('a migration that runs longer than the wait limit is not cancelled', { skip: postgres.reason }, async (t) => {
   const postgresFactory = storeFactories().find((factory) => factory.kind === 'postgres');
   const url = await (postgresFactory as NonNullable<typeof postgresFactory>).freshUrl(t);
   // An uncommitted table of the same name makes the first migration's CREATE TABLE wait, as a
@@ -23,16 +23,16 @@ test('a migration that runs longer than the wait for the lock is not cancelled',
   const pool = createPool({ url, size: 1 });
   t.after(() => pool.end());
 
-  const lockWaitMs = 300;
-  const migrating = migrate(pool, lockWaitMs);
-  await new Promise((resolve) => setTimeout(resolve, lockWaitMs * 4));
+  const waitLimitMs = 300;
+  const migrating = migrate(pool, waitLimitMs);
+  await new Promise((resolve) => setTimeout(resolve, waitLimitMs * 4));
   await holder.query('ROLLBACK');
   assert.equal(await migrating, 2);
   const { rows } = await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
   assert.deepEqual(rows.map((row) => row.version), [1, 2]);
 });
 
-test('waiting for another instance\'s migration gives up after the wait for the lock', { skip: postgres.reason }, async (t) => {
+test('waiting for another instance\'s migration gives up after the wait limit', { skip: postgres.reason }, async (t) => {
   const postgresFactory = storeFactories().find((factory) => factory.kind === 'postgres');
   const url = await (postgresFactory as NonNullable<typeof postgresFactory>).freshUrl(t);
   const holder = new pg.Client({ connectionString: url });

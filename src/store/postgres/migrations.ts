@@ -43,22 +43,22 @@ const NEWEST = Math.max(...MIGRATIONS.map((migration) => migration.version));
 /** pg_advisory_xact_lock key for migrations: the ASCII of "plntmigr". */
 export const MIGRATION_LOCK = '8100971276063565682';
 /**
- * Waiting for another instance's migration may outlast a request's bounds; past this the start
- * is retried, and waits again.
+ * The bound of every statement here but the migrations' own: chiefly the wait for another
+ * instance's migration, which may outlast a request's bounds; past it the start is retried.
  */
-const LOCK_WAIT_MS = 120_000;
+const WAIT_LIMIT_MS = 120_000;
 /** pg takes a query_timeout of 0 as "the pool's"; this is setTimeout's longest. */
 const UNBOUNDED_MS = 2 ** 31 - 1;
 
 /** Applies pending migrations in one transaction; returns how many ran. */
-export async function migrate(pool: pg.Pool, lockWaitMs = LOCK_WAIT_MS): Promise<number> {
+export async function migrate(pool: pg.Pool, waitLimitMs = WAIT_LIMIT_MS): Promise<number> {
   return inTransaction(pool, async (client) => {
-    const run = (text: string, values: unknown[] = [], timeoutMs = lockWaitMs) => {
+    const run = (text: string, values: unknown[] = [], timeoutMs = waitLimitMs) => {
       // pg reads a per-query query_timeout that its types do not declare.
       const config: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: timeoutMs };
       return client.query(config);
     };
-    await run(`SET LOCAL statement_timeout = ${lockWaitMs}`);
+    await run(`SET LOCAL statement_timeout = ${waitLimitMs}`);
     // Held until COMMIT: a second instance waits here, then finds nothing pending.
     await run('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
     // Names and tags are any Unicode text: another encoding would refuse some of them with a 400.
