@@ -1,7 +1,7 @@
 /** ApiTokenVerifier and Authenticator against in-memory token stores, one answering at once and one with promises. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiTokenVerifier, digestToken } from '../../src/auth/api-tokens.js';
+import { ApiTokenVerifier, digestToken, expiryAfter } from '../../src/auth/api-tokens.js';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { ApiError } from '../../src/errors.js';
 import type { NewTokenRecord, TokenRecord, TokenStore } from '../../src/store/store.js';
@@ -146,4 +146,59 @@ test('a known token lacking the scope is confirmed first: 401 when revoked, 403 
   await assert.rejects(async () => authenticator.authorize(`Bearer ${TOKEN}`, 'plants:write'), isStatus(403));
   record.revokedAt = new Date();
   await assert.rejects(async () => authenticator.authorize(`Bearer ${TOKEN}`, 'plants:write'), isStatus(401));
+});
+
+/** Counts the "last used" writes the verifier asks of the store. */
+class TouchCountingTokens extends MemoryTokens {
+  touches = 0;
+  override async touchToken(): Promise<void> {
+    this.touches++;
+  }
+}
+
+test('"last used" is written at most once a minute per token, however often it is used', (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+  const tokens = new TouchCountingTokens();
+  tokens.add(TOKEN, 'ana');
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  for (let i = 0; i < 5; i++) verifier.verify(TOKEN);
+  assert.equal(tokens.touches, 1);
+  t.mock.timers.tick(59_999);
+  verifier.verify(TOKEN);
+  assert.equal(tokens.touches, 1);
+  t.mock.timers.tick(1);
+  verifier.verify(TOKEN);
+  assert.equal(tokens.touches, 2);
+});
+
+test('a token whose expiry is now is refused, as on its first use as after', (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+  const tokens = new MemoryTokens();
+  tokens.add(TOKEN, 'ana').expiresAt = new Date(1_000_000);
+  assert.throws(() => new ApiTokenVerifier(tokens, touchFailed).verify(TOKEN), isStatus(401));
+  const other = `pst_${'b'.repeat(43)}`;
+  tokens.add(other, 'bo').expiresAt = new Date(1_000_001);
+  const verifier = new ApiTokenVerifier(tokens, touchFailed);
+  verifier.verify(other);
+  t.mock.timers.tick(1);
+  assert.throws(() => verifier.verify(other), isStatus(401));
+});
+
+test('the tokens remembered are bounded: past 10,000 the memory starts again, and a token is looked up anew', () => {
+  const tokens = new MemoryTokens();
+  const verifier = new ApiTokenVerifier(tokens, () => {});
+  const tokenNumber = (i: number) => `pst_${i.toString().padStart(43, '0')}`;
+  for (let i = 0; i <= 10_000; i++) {
+    tokens.add(tokenNumber(i), `user${i}`);
+    verifier.verify(tokenNumber(i));
+  }
+  const lookups = tokens.lookups.length;
+  verifier.verify(tokenNumber(0));
+  assert.equal(tokens.lookups.length, lookups + 1);
+});
+
+test('an expiry may be the last millisecond of the year 9999, not one later', () => {
+  const latest = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+  assert.equal(expiryAfter(new Date(latest - 1000), 1000)?.getTime(), latest);
+  assert.equal(expiryAfter(new Date(latest - 1000), 1001), undefined);
 });

@@ -59,7 +59,7 @@ for (const kind of storeKinds()) {
     test('tag: escapes that are not UTF-8 → 400 Error, never a match for U+FFFD', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
       await create(user, JSON.stringify({ id: 1, name: 'Odd', tag: '\uFFFD' }));
-      for (const tag of ['%FF', 'a%C3', '%C3%28', '%ED%A0%80']) await assertError(await user.request(`/plants?tag=${tag}`), 400, `tag=${tag}`);
+      for (const tag of ['%FF', '%80', '%8F', 'a%C3', '%C3%28', '%ED%A0%80']) await assertError(await user.request(`/plants?tag=${tag}`), 400, `tag=${tag}`);
       assert.equal((await getText(user, '/plants?tag=%EF%BF%BD')).text, '[{"name":"Odd","tag":"\uFFFD"}]', 'U+FFFD written in UTF-8');
     });
 
@@ -256,6 +256,15 @@ for (const kind of storeKinds()) {
         assert.equal((await getText(user, location)).text, `{"name":"P${id}"}`, location);
       }
       await assertError(await user.request('/plants/9007199254740992'), 404, 'its neighbour below 2^53 is not it');
+    });
+
+    test('the id may be percent-encoded, as any path segment; an escape that is not one → 400', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await create(user, '{"id":1,"name":"One"}');
+      await create(user, '{"id":-1,"name":"Minus one"}');
+      assert.equal((await getText(user, '/plants/%31')).text, '{"name":"One"}');
+      assert.equal((await getText(user, '/plants/%2D1')).text, '{"name":"Minus one"}');
+      await assertError(await user.request('/plants/%ZZ'), 400);
     });
 
     test('fields as on GET /plants, id an exact JSON integer', async (t) => {

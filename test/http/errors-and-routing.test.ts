@@ -33,7 +33,7 @@ for (const kind of storeKinds()) {
     test('unknown path → 404 Error, with or without a token', async (t) => {
       const server = await startTestServer(t, kind);
       const user = await server.user();
-      for (const path of ['/', '/plant', '/PLANTS', '/plants/7/leaves', '/plants/7/', '/v1/plants', '/healthz/x', '/plants//7']) {
+      for (const path of ['/', '/plant', '/PLANTS', '/plants/7/leaves', '/plants/7/', '/v1/plants', '/x/plants/7', '/healthz/x', '/plants//7']) {
         await assertError(await fetch(server.url + path), 404, `no token ${path}`);
         await assertError(await user.request(path, { method: 'POST', json: '{}' }), 404, `token ${path}`);
       }

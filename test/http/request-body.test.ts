@@ -60,6 +60,12 @@ for (const kind of storeKinds()) {
       }
     });
 
+    test('a byte order mark before the JSON → 400: it is not JSON, and nothing is stored', async (t) => {
+      const user = await (await startTestServer(t, kind)).user();
+      await assertError(await postBytes(user, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"id":1,"name":"Fern"}')])), 400);
+      assert.deepEqual(await listed(user), []);
+    });
+
     test('empty body → 400', async (t) => {
       const user = await (await startTestServer(t, kind)).user();
       await assertError(await postBytes(user, new Uint8Array(0)), 400);

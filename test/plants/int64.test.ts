@@ -23,7 +23,7 @@ describe('parseInt64', () => {
   });
 
   test('other spellings → undefined', () => {
-    for (const text of ['', '-', '+7', ' 7', '7 ', '1e2', '0x10', '0b1', '1.5', '1.0', '1_000', '--1', '٧', '７', '7\n', 'abc', '\u0000']) {
+    for (const text of ['', '-', '+7', ' 7', '7 ', '1e2', '0x10', '0b1', '1.5', '1.0', '1_000', '--1', '٧', '７', '7\n', 'abc', '\u0000', '1:', ':', '/', '-1/']) {
       assert.equal(parseInt64(text), undefined, JSON.stringify(text));
     }
   });
@@ -39,7 +39,8 @@ describe('parseNonNegativeInt32', () => {
   });
 
   test('negative, over int32 and other spellings → undefined', () => {
-    for (const text of ['-1', '-0', '2147483648', '99999999999', '9'.repeat(400), '', '+7', ' 7', '7 ', '1e2', '0x10', '1.5', '٧', '７']) {
+    // ':' and '/' border the digits in ASCII.
+    for (const text of ['-1', '-0', '2147483648', '99999999999', '9'.repeat(400), '', '+7', ' 7', '7 ', '1e2', '0x10', '1.5', '٧', '７', '1:', ':', '/', '1/']) {
       assert.equal(parseNonNegativeInt32(text), undefined, JSON.stringify(text));
     }
   });

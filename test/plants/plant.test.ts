@@ -5,7 +5,8 @@ import { PlantValidationError, plantJson, repeatOrConflict, toNewPlant } from '.
 import { parseJson } from '../../src/util/strict-json.js';
 
 const plantOf = (text: string) => toNewPlant(parseJson(text));
-const invalid = (text: string) => assert.throws(() => plantOf(text), PlantValidationError, text);
+const invalid = (text: string, message?: string) =>
+  assert.throws(() => plantOf(text), (error: unknown) => error instanceof PlantValidationError && (message === undefined || error.message === message), text);
 
 describe('toNewPlant', () => {
   test('a valid NewPlant, with and without a tag; other fields dropped', () => {
@@ -30,13 +31,14 @@ describe('toNewPlant', () => {
   test('name: 1–256 code points, surrogate pairs count once', () => {
     assert.equal(plantOf(JSON.stringify({ id: 1, name: '🌿'.repeat(256) })).name.length, 512);
     invalid(JSON.stringify({ id: 1, name: '🌿'.repeat(257) }));
-    invalid(JSON.stringify({ id: 1, name: 'a'.repeat(257) }));
-    invalid('{"id":1,"name":""}');
+    invalid(JSON.stringify({ id: 1, name: 'a'.repeat(257) }), '"name" must be 1 to 256 characters long.');
+    invalid('{"id":1,"name":""}', '"name" must be 1 to 256 characters long.');
+    invalid('{"id":1,"name":"x","tag":""}', '"tag" must be 1 to 64 characters long.');
   });
 
   test('name: required string', () => {
-    for (const name of ['null', '1', 'true', '["x"]', '{}']) invalid(`{"id":1,"name":${name}}`);
-    invalid('{"id":1}');
+    for (const name of ['null', '1', 'true', '["x"]', '{}']) invalid(`{"id":1,"name":${name}}`, '"name" must be a string.');
+    invalid('{"id":1}', '"name" is required.');
   });
 
   test('name and tag: only Unicode White_Space → invalid', () => {
