@@ -2,14 +2,24 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { formatOfPath, readPlants, type ImportFormat, type InputItem } from '../../src/cli/plant-input.js';
 
+/** `input` as a stream of chunks of `size` bytes. */
+async function* inChunks(input: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < input.length; at += size) yield input.subarray(at, at + size);
+}
+
 async function read(text: string | Uint8Array, format?: ImportFormat, chunkSize = 3): Promise<InputItem[]> {
-  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
-  async function* chunks() {
-    for (let i = 0; i < bytes.length; i += chunkSize) yield bytes.subarray(i, i + chunkSize);
-  }
   const out: InputItem[] = [];
-  for await (const item of readPlants(chunks(), format)) out.push(item);
+  for await (const item of readPlants(inChunks(typeof text === 'string' ? new TextEncoder().encode(text) : text, chunkSize), format)) out.push(item);
   return out;
+}
+
+/** The items read before the input is refused with a UsageError saying `message`. */
+async function itemsUntilRefused(chunks: AsyncIterable<Uint8Array>, format: ImportFormat, message: string): Promise<InputItem[]> {
+  const items: InputItem[] = [];
+  await assert.rejects(async () => {
+    for await (const item of readPlants(chunks, format)) items.push(item);
+  }, { name: 'UsageError', message });
+  return items;
 }
 
 describe('readPlants', () => {
@@ -57,20 +67,9 @@ describe('readPlants', () => {
     const good = Array.from({ length: 50 }, (_, i) => `{"id":${i + 1},"name":"pl\u00e4nt ${i + 1}"}\n`).join('');
     const input = Buffer.concat([Buffer.from(`\uFEFF${good}`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a]), Buffer.from('{"id":99,"name":"after"}\n')]);
     for (const size of [1, 7, 64, input.length]) {
-      const chunks = async function* () {
-        for (let at = 0; at < input.length; at += size) yield input.subarray(at, at + size);
-      };
-      const lines: number[] = [];
-      await assert.rejects(
-        (async () => {
-          for await (const item of readPlants(chunks(), 'jsonl')) {
-            assert.ok('plant' in item && item.plant.name === `pl\u00e4nt ${item.line}`, `line ${item.line}`);
-            lines.push(item.line);
-          }
-        })(),
-        { name: 'UsageError', message: 'line 51 is not valid UTF-8' },
-      );
-      assert.equal(lines.length, 50, `chunks of ${size} bytes`);
+      const items = await itemsUntilRefused(inChunks(input, size), 'jsonl', 'line 51 is not valid UTF-8');
+      for (const item of items) assert.ok('plant' in item && item.plant.name === `pl\u00e4nt ${item.line}`, `line ${item.line}`);
+      assert.equal(items.length, 50, `chunks of ${size} bytes`);
     }
   });
 
@@ -79,17 +78,8 @@ describe('readPlants', () => {
       const good = Buffer.from(['id,name', '1,a', '2,b', '3,c', ''].join(eol));
       const input = Buffer.concat([good, Buffer.from('4,'), Buffer.from([0x8e]), Buffer.from(`t${eol}5,e${eol}`)]);
       for (const size of [1, 2, 5, input.length]) {
-        const chunks = async function* () {
-          for (let at = 0; at < input.length; at += size) yield input.subarray(at, at + size);
-        };
-        const lines: number[] = [];
-        await assert.rejects(
-          (async () => {
-            for await (const item of readPlants(chunks(), 'csv')) lines.push(item.line);
-          })(),
-          { name: 'UsageError', message: 'line 5 is not valid UTF-8' },
-        );
-        assert.deepEqual(lines, [2, 3, 4], `chunks of ${size} bytes`);
+        const items = await itemsUntilRefused(inChunks(input, size), 'csv', 'line 5 is not valid UTF-8');
+        assert.deepEqual(items.map((item) => item.line), [2, 3, 4], `chunks of ${size} bytes`);
       }
     });
   }
