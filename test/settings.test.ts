@@ -112,3 +112,31 @@ test('an in-memory SQLite database is refused: each connection plantstore opens 
   assert.throws(() => loadSettings({ DATABASE_URL: 'sqlite::memory:' }), (error: unknown) => error instanceof SettingError && /must name a file/.test(error.message));
   assert.throws(() => loadSettings({}, { databaseUrl: 'sqlite::memory:' }), SettingError);
 });
+
+test('each whole-number setting takes its bounds and refuses one past them, saying the range', () => {
+  const bounds: [string, number, number][] = [
+    ['PORT', 0, 65535],
+    ['DATABASE_POOL_SIZE', 2, 1000],
+    ['BODY_LIMIT', 64, 16 * 1024 * 1024],
+    ['STREAMS_PER_OWNER', 1, 1000],
+    ['STREAMS_PER_PROCESS', 1, 10000],
+    ['WORKERS', 1, 256],
+  ];
+  for (const [env, min, max] of bounds) {
+    const spec = SETTINGS.find((setting) => setting.env === env);
+    assert.ok(spec !== undefined, env);
+    for (const value of [min, max]) assert.equal(loadSettings({ [env]: String(value) })[spec.key], value, `${env}=${value}`);
+    const range = `must be a whole number from ${min} to ${max}`;
+    for (const value of [String(max + 1), ...(min > 0 ? [String(min - 1)] : []), 'abc', '']) {
+      if (value === '') continue; // unset: the default
+      assert.throws(() => loadSettings({ [env]: value }), (error: unknown) => error instanceof SettingError && error.message.endsWith(range), `${env}=${value}`);
+    }
+  }
+});
+
+test('a yes-or-no setting takes true/false, 1/0, yes/no and on/off, in any case', () => {
+  for (const [raw, value] of [['true', true], ['1', true], ['YES', true], ['on', true], ['false', false], ['0', false], ['No', false], ['off', false]] as const) {
+    assert.equal(loadSettings({ BOOTSTRAP_TOKEN: raw }).bootstrapToken, value, raw);
+  }
+  assert.throws(() => loadSettings({ BOOTSTRAP_TOKEN: 'maybe' }), /must be true or false/);
+});

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PlantStoreResponseError } from '../../src/client/errors.js';
 import { nextCursor } from '../../src/client/link.js';
-import { retryDelayMs } from '../../src/client/retry.js';
+import { retryDelayMs, sleep } from '../../src/client/retry.js';
 
 describe('nextCursor', () => {
   test('reads after from the rel="next" link, exactly', () => {
@@ -25,6 +25,17 @@ describe('nextCursor', () => {
     assert.equal(nextCursor('</plants?after=3>; title="rel=prev; a"; rel=next', 200), 3n);
   });
 
+  test('relation types are compared without case, may be separated by any white space, and only the first rel counts', () => {
+    assert.equal(nextCursor('</plants?after=4>; rel="NEXT"', 200), 4n);
+    assert.equal(nextCursor('</plants?after=4>; REL=next', 200), 4n);
+    assert.equal(nextCursor('</plants?after=4>; rel="last\tnext"', 200), 4n);
+    assert.equal(nextCursor('</plants?after=4>; rel="prev"; rel="next"', 200), undefined);
+  });
+
+  test('an escaped quote does not end a quoted parameter', () => {
+    assert.equal(nextCursor('</plants?after=1>; title="x \\" y"; rel=next', 200), 1n);
+  });
+
   test('no header or no next link: undefined', () => {
     assert.equal(nextCursor(null, 200), undefined);
     assert.equal(nextCursor('</plants?after=1>; rel="prev"', 200), undefined);
@@ -45,5 +56,13 @@ describe('retryDelayMs', () => {
     assert.equal(retryDelayMs(null, 0), 250);
     assert.equal(retryDelayMs('soon', 2), 1000);
     assert.equal(retryDelayMs('1.5', 0), 1500, 'a fraction is seconds, not a date');
+  });
+});
+
+describe('sleep', () => {
+  test('a signal aborted already rejects at once with its reason', async () => {
+    const started = Date.now();
+    await assert.rejects(sleep(5_000, AbortSignal.abort(new Error('gone'))), /gone/);
+    assert.ok(Date.now() - started < 1_000);
   });
 });

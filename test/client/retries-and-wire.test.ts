@@ -92,6 +92,18 @@ describe('PlantStoreClient retries', () => {
     assert.equal(seen.length, 4);
   });
 
+  test('by default three retries, each whatever its Retry-After up to 30 s', async (t) => {
+    const { url, seen } = await scriptedServer(t, [unavailable('0'), unavailable('0'), unavailable('0'), unavailable('0')]);
+    await assert.rejects(new PlantStoreClient({ baseUrl: url, token: 'pst_abc' }).getPlant(1n), { status: 503 });
+    assert.equal(seen.length, 4);
+    // 30 s is the longest pause taken: aborted during it, the client shows it was waiting.
+    const waiting = await scriptedServer(t, [unavailable('30')]);
+    const abort = new AbortController();
+    const getting = new PlantStoreClient({ baseUrl: waiting.url, token: 'pst_abc' }).getPlant(1n, { signal: abort.signal });
+    setTimeout(() => abort.abort(new Error('stop waiting')), 300);
+    await assert.rejects(getting, /stop waiting/);
+  });
+
   test('a Retry-After longer than maxRetryDelayMs is thrown at once', async (t) => {
     const { url, seen } = await scriptedServer(t, [unavailable('3600')]);
     await assert.rejects(new PlantStoreClient({ baseUrl: url, token: 'pst_abc' }).getPlant(1n), { status: 503 });
@@ -119,7 +131,7 @@ describe('PlantStoreClient on the wire', () => {
     const client = new PlantStoreClient({ baseUrl: `${url}/api`, token: 'pst_abc' });
     await client.createPlant({ id: -(2n ** 63n), name: 'a', tag: 't,1' });
     assert.deepEqual(await client.getPlant(-(2n ** 63n)), { id: -(2n ** 63n), name: 'a' });
-    const page = await client.listPlants({ limit: 1, tag: 'x,y' });
+    const page = await client.listPlants({ limit: 1, tag: 'x,y', after: -(2n ** 63n) });
     assert.deepEqual(page, { plants: [{ id: -(2n ** 63n - 1n), name: 'a' }], nextAfter: -(2n ** 63n - 1n) });
     await client.deletePlant(2n ** 53n + 1n);
     assert.deepEqual(
@@ -127,7 +139,7 @@ describe('PlantStoreClient on the wire', () => {
       [
         ['POST', '/api/plants', '{"id":-9223372036854775808,"name":"a","tag":"t,1"}'],
         ['GET', '/api/plants/-9223372036854775808?fields=id%2Cname%2Ctag', ''],
-        ['GET', '/api/plants?limit=1&tag=x%2Cy&fields=id%2Cname%2Ctag', ''],
+        ['GET', '/api/plants?limit=1&after=-9223372036854775808&tag=x%2Cy&fields=id%2Cname%2Ctag', ''],
         ['DELETE', '/api/plants/9007199254740993', ''],
       ],
     );
@@ -222,6 +234,13 @@ describe('PlantStoreClient following Link', () => {
       assert.throws(() => new PlantStoreClient({ baseUrl: 'http://plants.example/', token: 'pst_abc', maxRetryDelayMs }), RangeError, String(maxRetryDelayMs));
     }
     assert.ok(new PlantStoreClient({ baseUrl: 'http://plants.example/', token: 'pst_abc', maxRetryDelayMs: 2 ** 31 - 1 }));
+    assert.ok(new PlantStoreClient({ baseUrl: 'http://plants.example/', token: 'pst_abc', maxRetryDelayMs: 0 }), 'never wait: 0 is allowed');
+  });
+
+  test('a page size below 1 and a token with a space or a control character are refused', async () => {
+    const client = new PlantStoreClient({ baseUrl: 'http://plants.example/', token: 'pst_abc' });
+    await assert.rejects(client.plants({ pageSize: 0 }).next(), RangeError);
+    for (const token of ['a b', 'a\tb', '']) assert.throws(() => new PlantStoreClient({ baseUrl: 'http://plants.example/', token }), TypeError, JSON.stringify(token));
   });
 });
 

@@ -10,6 +10,8 @@ describe('RATE_LIMIT', () => {
   test('parses <n>/<window>', () => {
     assert.deepEqual(parseRateLimit('100/1s'), { requests: 100, windowMs: 1000 });
     assert.deepEqual(parseRateLimit('6000/m'), { requests: 6000, windowMs: 60_000 });
+    assert.deepEqual(parseRateLimit('999999999/1s'), { requests: 999_999_999, windowMs: 1000 }, 'nine digits of requests');
+    assert.throws(() => parseRateLimit('1000000000/1s'), /must look like/);
     assert.deepEqual(parseRateLimit('5/2h'), { requests: 5, windowMs: 7_200_000 });
     for (const bad of ['', '100', '0/1s', '100/0s', '100/1d', '-1/1s', '1.5/1s']) assert.throws(() => parseRateLimit(bad), /must look like/);
     // A longer window would overflow the per-process counter's timer, which then limits nothing.
