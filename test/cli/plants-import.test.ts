@@ -39,6 +39,17 @@ describe('importPlants', () => {
     assert.equal(page.plants.find((p) => p.id === 5n)?.name, 'odd 5');
   });
 
+  test('a plant over the body limit (413) is a refused line, and the import goes on', async (t) => {
+    const server = await startTestServer(t, 'sqlite', { bodyLimit: '100' });
+    const user = await server.user();
+    const client = new PlantStoreClient({ baseUrl: server.url, token: user.token });
+    const input: NewPlant[] = [{ id: 1n, name: 'small' }, { id: 2n, name: 'x'.repeat(200) }, { id: 3n, name: 'small too' }];
+    const summary = await importPlants(client, items(input), { lookupPageSize: 10, batchSize: 10, concurrency: 1 });
+    assert.equal(summary.created, 2);
+    assert.deepEqual(summary.refused.map((refusal) => refusal.line), [3]);
+    assert.match(summary.refused[0]?.reason ?? '', /100 bytes/);
+  });
+
   test('a repeated id waits for the next batch: the first creates, an identical repeat is unchanged, another is a conflict', async (t) => {
     const server = await startTestServer(t);
     const user = await server.user();
