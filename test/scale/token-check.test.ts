@@ -71,6 +71,19 @@ for (const kind of storeKinds()) describe(`token checks on ${kind} with two inst
     assert.deepEqual(await store.getPlant(owner, 10n), { id: 10n, name: 'Kept', tag: null }, 'a refused delete deleted nothing');
   });
 
+  test('a revoked token is refused by a request answered without reading a plant (limit=0, a tag no plant can have)', async (t) => {
+    const { a, b, store } = await twoInstances(t, kind);
+    for (const path of ['/plants?limit=0', `/plants?tag=${'t'.repeat(65)}`]) {
+      const issued = await issueToken(store, { user: uniqueName() });
+      assert.ok(issued !== undefined);
+      const get = () => authorizedFetch(a.url + path, issued.token);
+      assert.equal((await get()).status, 200, `${path}: known to instance a`);
+      assert.equal(await b.running.store.revokeToken(issued.record.id, new Date()), true);
+      // The first request after the revocation: the token is known, so only its deferred check can refuse it.
+      assert.equal((await get()).status, 401, path);
+    }
+  });
+
   test('a revoked read-only token is answered 401, not 403, when it asks to write', async (t) => {
     const { a, b, store } = await twoInstances(t, kind);
     const issued = await issueToken(store, { user: uniqueName(), readOnly: true });

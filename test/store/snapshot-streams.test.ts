@@ -80,3 +80,21 @@ test('a database that fails on the first read of an unlimited stream fails the o
   t.after(() => streams.close());
   await assert.rejects(streams.open('ann', { after: undefined, tag: undefined, limit: undefined }), StoreUnavailableError);
 });
+
+test('snapshot connections are bounded, and each is given back once, by a close or by a failed open', async (t) => {
+  const path = join(tempDir(t), 'plantstore.db');
+  SqliteStore.open(path).close();
+  const streams = new SnapshotStreams(path, 1);
+  t.after(() => streams.close());
+  const all = { after: undefined, tag: undefined, limit: undefined };
+  const first = await streams.open('ann', all);
+  await assert.rejects(streams.open('ann', all), StoreUnavailableError, 'the one connection is streaming');
+  first.close();
+  first.close();
+  const second = await streams.open('ann', all);
+  await assert.rejects(streams.open('ann', all), StoreUnavailableError, 'a second close gave back nothing more');
+  second.close();
+  // SQLite cannot bind an object: the open fails after it took its connection.
+  await assert.rejects(streams.open('ann', { ...all, after: {} as unknown as bigint }));
+  (await streams.open('ann', all)).close();
+});
