@@ -88,3 +88,23 @@ test('a turn with more writes than one batch holds sends the rest as a second ba
   for (const done of finish) done();
   await Promise.all(writes);
 });
+
+test('drain with nothing queued but a batch out waits for that commit', async () => {
+  let commit: () => void = () => {};
+  const batcher = new WriteBatcher(
+    (ops) =>
+      new Promise<WriteResult[]>((resolve) => {
+        commit = () => resolve(ops.map(() => changed));
+      }),
+    new EndOfTurn(),
+  );
+  const written = batcher.write(touch('a'));
+  await new Promise((resolve) => setImmediate(resolve)); // the turn ends: the batch is out, the queue empty
+  let drained = false;
+  const draining = batcher.drain().then(() => (drained = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(drained, false, 'the commit has not answered');
+  commit();
+  await Promise.all([written, draining]);
+  assert.equal(drained, true);
+});
