@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { renameSync, rmSync } from 'node:fs';
+import { copyFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { authorizedFetch, tempDir } from '../helpers/server.js';
@@ -92,6 +92,21 @@ describe('durability', () => {
       if (removed === '') renameSync(saved, path);
       const restarted = await startServerProcess(t, env);
       assert.deepEqual([...(await listIds(restarted.url, token))].sort(), ['kept-1', 'kept-2', 'kept-3', 'kept-4', 'kept-5']);
+    });
+
+    test(`with ${file} replaced by a copy while serving, writes and /readyz answer 503`, async (t) => {
+      const path = join(tempDir(t), 'replaced.db');
+      const databaseUrl = `sqlite:${path}`;
+      const token = (await runCli(['token', 'create', '--user', 'keeper', '--database-url', databaseUrl])).stdout.trim();
+      const server = await startServerProcess(t, { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: 'false' });
+      assert.equal((await authorizedFetch(`${server.url}/plants`, token, { method: 'POST', json: { id: 1, name: 'kept' } })).status, 200);
+      // Another file at the same path, as a restore or a sync tool would leave it.
+      const target = `${path}${removed}`;
+      copyFileSync(target, `${target}.copy`);
+      renameSync(`${target}.copy`, target);
+      assert.equal((await authorizedFetch(`${server.url}/plants`, token, { method: 'POST', json: { id: 2, name: 'refused' } })).status, 503);
+      assert.equal((await fetch(`${server.url}/readyz`)).status, 503);
+      await until(() => new RegExp(`replaced\\.db${removed} was removed or replaced`).test(server.stdout()), 'the log line that names the replaced file');
     });
   }
 });
