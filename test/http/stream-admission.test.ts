@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ApiError } from '../../src/errors.js';
+import { ApiError, StoreUnavailableError } from '../../src/errors.js';
 import { StreamAdmission } from '../../src/http/stream-admission.js';
 import { StreamShare, maxStreamConnections } from '../../src/store/postgres/stream-share.js';
 import type { PlantStream } from '../../src/store/store.js';
+import { startTestServer } from '../helpers/server.js';
 
 function refusal(run: () => unknown): ApiError {
   try {
@@ -84,4 +85,15 @@ describe('the pool share of streams', () => {
     await held.close();
     await (await share.open(async () => fakeStream())).close();
   });
+});
+
+test('a stream whose open fails gives its admission back: the owner gets 503 again, never 429', async (t) => {
+  const server = await startTestServer(t, 'sqlite', { streamsPerOwner: '1' });
+  const user = await server.user();
+  server.running.store.streamPlants = () => Promise.reject(new StoreUnavailableError('no snapshot connection'));
+  for (let i = 0; i < 3; i++) {
+    const response = await user.request('/plants');
+    await response.arrayBuffer();
+    assert.equal(response.status, 503, `stream ${i + 1}`);
+  }
 });
