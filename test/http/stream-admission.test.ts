@@ -97,3 +97,20 @@ test('a stream whose open fails gives its admission back: the owner gets 503 aga
     assert.equal(response.status, 503, `stream ${i + 1}`);
   }
 });
+
+test('a page of limit 1000 is read at once, not streamed: it is served while the owner\'s streams are all taken', async (t) => {
+  const server = await startTestServer(t, 'sqlite', { streamsPerOwner: '1' });
+  const user = await server.user();
+  let giveUp: (error: Error) => void = () => {};
+  server.running.store.streamPlants = () => new Promise((_, reject) => (giveUp = reject));
+  const holding = user.request('/plants');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const page = await user.request('/plants?limit=1000');
+  await page.arrayBuffer();
+  assert.equal(page.status, 200);
+  const streamed = await user.request('/plants?limit=1001');
+  await streamed.arrayBuffer();
+  assert.equal(streamed.status, 429);
+  giveUp(new StoreUnavailableError('test over'));
+  assert.equal((await holding).status, 503);
+});
