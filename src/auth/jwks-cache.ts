@@ -84,11 +84,6 @@ export class JwksCache {
     }
   };
 
-  /** Fetches the set again unless that was done within the refetch interval; as for an unknown `kid`. */
-  lookAgain(): Promise<void> {
-    return this.refresh();
-  }
-
   private current(): LocalKeySet {
     if (this.keys === undefined) throw new KeySetUnavailableError(this.retryAfterSeconds());
     return this.keys;
@@ -98,7 +93,7 @@ export class JwksCache {
    * Fetches the set unless a fetch ran within the refetch interval (or is running: then joins it).
    * Rejects with KeySetUnavailableError when this fetch, or the recent one, failed.
    */
-  private refresh(): Promise<void> {
+  refresh(): Promise<void> {
     if (this.pending !== undefined) return this.pending;
     if (Date.now() - this.attemptedAt < this.refetchIntervalMs) {
       return this.lastAttemptFailed ? Promise.reject(new KeySetUnavailableError(this.retryAfterSeconds())) : Promise.resolve();

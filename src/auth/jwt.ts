@@ -74,7 +74,7 @@ export class JwtVerifier implements CredentialVerifier {
       // only as a failed signature: look at the set again (at most once per refetch interval).
       const failedSignature = error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSMultipleMatchingKeys;
       if (!withoutKid || !failedSignature || 'secret' in this.config.keys) throw error;
-      await this.config.keys.jwks.lookAgain();
+      await this.config.keys.jwks.refresh();
       return this.verifyWithKeys(token);
     }
   }

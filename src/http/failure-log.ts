@@ -9,9 +9,8 @@ import type { Logger } from '../logger.js';
 const MAX_REASONS = 100;
 
 export class FailureLog {
-  /** Requests refused for each reason since its line, until its interval ends. */
-  private readonly repeats = new Map<string, number>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Each reason logged within its interval: the requests refused for it since, and the timer that reports them. */
+  private readonly counting = new Map<string, { more: number; timer: NodeJS.Timeout }>();
 
   constructor(
     private readonly logger: Logger,
@@ -19,32 +18,28 @@ export class FailureLog {
   ) {}
 
   warn(reqId: string, reason: string): void {
-    const repeats = this.repeats.get(reason);
-    if (repeats !== undefined) {
-      this.repeats.set(reason, repeats + 1);
+    const counted = this.counting.get(reason);
+    if (counted !== undefined) {
+      counted.more++;
       return;
     }
     this.logger.warn({ reqId, reason }, 'request failed');
-    if (this.repeats.size >= MAX_REASONS) return;
-    this.repeats.set(reason, 0);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.report(reason);
-    }, this.intervalMs);
+    if (this.counting.size >= MAX_REASONS) return;
+    const timer = setTimeout(() => this.report(reason), this.intervalMs);
     timer.unref();
-    this.timers.add(timer);
+    this.counting.set(reason, { more: 0, timer });
   }
 
   /** Logs the counts not yet logged; the server calls this as it stops. */
   flush(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    for (const reason of [...this.repeats.keys()]) this.report(reason);
+    for (const reason of [...this.counting.keys()]) this.report(reason);
   }
 
   private report(reason: string): void {
-    const more = this.repeats.get(reason) ?? 0;
-    this.repeats.delete(reason);
-    if (more > 0) this.logger.warn({ reason, more, intervalMs: this.intervalMs }, 'more requests failed for the same reason');
+    const counted = this.counting.get(reason);
+    if (counted === undefined) return;
+    clearTimeout(counted.timer);
+    this.counting.delete(reason);
+    if (counted.more > 0) this.logger.warn({ reason, more: counted.more, intervalMs: this.intervalMs }, 'more requests failed for the same reason');
   }
 }

@@ -2,8 +2,9 @@
  * The database file and its WAL, and whether they are still on disk where they were opened.
  * Removed or replaced while plantstore runs (an `rm`, a cleaner of old files), SQLite goes on
  * writing to files that no path names: every write acknowledged since the last checkpoint would
- * be lost at the next crash. So the store refuses writes and readiness until it is stopped; closing moves
- * what a removed WAL holds into the database, for the last connection checkpoints through it.
+ * be lost at the next crash. So the store refuses writes and readiness until it is stopped;
+ * closing moves what a removed WAL holds into the database, for the last connection checkpoints
+ * through it.
  */
 import { statSync } from 'node:fs';
 
