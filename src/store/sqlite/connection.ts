@@ -41,6 +41,26 @@ export function sqlitePath(databaseUrl: string): string {
   return databaseUrl.slice('sqlite:'.length);
 }
 
+const BUSY_TIMEOUT_MS = 5000;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * SQLite does not call the busy handler for the switch to WAL, so another process opening a new
+ * database at the same moment would fail its start at once; this waits as any lock does.
+ */
+function switchToWal(db: Database.Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      Atomics.wait(PAUSE, 0, 0, 10); // at the start, or in the writer thread: never while serving
+    }
+  }
+}
+
 /**
  * Opens a connection with the settings every plantstore connection shares: WAL so readers
  * never wait for the writer; synchronous=FULL, so a commit is on disk before it returns and
@@ -53,8 +73,8 @@ export function openConnection(path: string, options: { readonly?: boolean } = {
     createPrivateFile(path);
   }
   const db = new Database(path, { readonly: options.readonly ?? false });
-  db.pragma('busy_timeout = 5000');
-  if (!options.readonly) db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  if (!options.readonly) switchToWal(db);
   db.pragma('synchronous = FULL');
   db.defaultSafeIntegers(true);
   return db;
