@@ -1,7 +1,7 @@
 /** `plants import` on a terminal: a progress line while it runs, then the summary and the exit code. */
 import type { PlantStoreClient } from '../client/index.js';
 import { EXIT_REFUSED, describeFailure } from './cli-errors.js';
-import type { InputItem } from './plant-input.js';
+import { NotUtf8Error, type InputItem } from './plant-input.js';
 import { ImportStoppedError, importPlants, type ImportSummary } from './plants-import.js';
 
 /** More conflicts and refusals than this are counted but not each listed. */
@@ -51,8 +51,9 @@ export async function runImport(client: PlantStoreClient, items: AsyncIterable<I
     clearProgress();
     if (!(error instanceof ImportStoppedError)) throw error;
     const { line, exitCode } = describeFailure(error.cause, options.url);
+    const reason = error.cause instanceof NotUtf8Error ? 'it is not valid UTF-8' : line;
     printSummary(error.summary, exitCode);
-    process.stderr.write(`plantstore: the import stopped at line ${error.line} (a re-run is safe): ${line}\n`);
+    process.stderr.write(`plantstore: the import stopped at line ${error.line} (a re-run is safe): ${reason}\n`);
     return exitCode;
   }
   clearProgress();

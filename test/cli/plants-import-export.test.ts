@@ -148,7 +148,7 @@ describe('plantstore plants import: input that turns bad after lines were import
     const result = await runCliWithInput(['plants', 'import', '-', '--format', 'csv'], env, input);
     assert.equal(result.code, 2);
     assert.equal(result.stdout, 'imported: 4001 created, 0 unchanged, 0 conflicts, 0 refused lines\n', 'every line before the bad one');
-    assert.equal(result.stderr, 'plantstore: the import stopped at line 4003 (a re-run is safe): line 4003 is not valid UTF-8\n');
+    assert.equal(result.stderr, 'plantstore: the import stopped at line 4003 (a re-run is safe): it is not valid UTF-8\n');
     const listed = (await (await authorizedFetch(`${server.url}/plants?fields=id`, env.PLANTSTORE_TOKEN as string)).json()) as unknown[];
     assert.equal(listed.length, 4001, 'every plant the summary counts is stored, and no other');
   });
