@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { expiryAfter, isApiToken, isTokenId, issueToken } from './auth/api-tokens.js';
+import { expiryAfter, isApiToken, isTokenId, isUsable, issueToken } from './auth/api-tokens.js';
 import { parseDuration } from './util/duration.js';
 import { UserNameError, normalizeUserName, shownUserName } from './auth/user-name.js';
 import { CommanderError, UsageError, USAGE_EXIT_CODE, commanderExitCode, configureUsageErrors, withDefaultCommand } from './cli/usage.js';
@@ -158,10 +158,16 @@ settingOptions(
 });
 
 settingOptions(
-  token.command('list').description('list tokens: id, user, scopes, created, expires, last used, revoked (never the token)').option('--json', 'print a JSON array'),
+  token
+    .command('list')
+    .description('list tokens: id, user, scopes, created, expires, last used, revoked (never the token)')
+    .option('--active', 'only the tokens still accepted: neither revoked nor expired')
+    .option('--json', 'print a JSON array'),
   DATABASE_SETTINGS,
-).action(async (options: { json?: boolean }, command: Command) => {
-  const tokens = await withStore(command, (store) => store.listTokens());
+).action(async (options: { active?: boolean; json?: boolean }, command: Command) => {
+  const stored = await withStore(command, (store) => store.listTokens());
+  const now = Date.now();
+  const tokens = options.active === true ? stored.filter((t) => isUsable(t, now)) : stored;
   if (options.json === true) {
     process.stdout.write(`${JSON.stringify(tokens, null, 2)}\n`);
     return;

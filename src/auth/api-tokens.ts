@@ -126,7 +126,7 @@ export class ApiTokenVerifier implements CredentialVerifier {
   /** The caller a record stands for; a missing, revoked or expired one is refused. */
   private admit(record: TokenRecord | undefined, digest: string): Principal {
     const now = Date.now();
-    if (!isValid(record, now)) this.refuse(digest);
+    if (!isUsable(record, now)) this.refuse(digest);
     let known = this.known.get(digest);
     if (known === undefined) {
       if (this.known.size >= MAX_KNOWN_TOKENS) this.known.clear();
@@ -164,6 +164,7 @@ export class ApiTokenVerifier implements CredentialVerifier {
   }
 }
 
-function isValid(record: TokenRecord | undefined, now: number): record is TokenRecord {
+/** Whether the token is still accepted: stored, not revoked and not expired at `now`. */
+export function isUsable(record: TokenRecord | undefined, now: number): record is TokenRecord {
   return record !== undefined && record.revokedAt === null && (record.expiresAt === null || record.expiresAt.getTime() > now);
 }

@@ -87,6 +87,28 @@ describe('plantstore token list', () => {
   });
 });
 
+test('token list --active leaves out revoked and expired tokens, in the table and in --json', async (t) => {
+  const databaseUrl = database(t);
+  const create = async (...args: string[]) => {
+    assert.equal((await runCli(['token', 'create', ...args, '--database-url', databaseUrl])).code, 0);
+  };
+  await create('--user', 'kept');
+  await create('--user', 'revoked');
+  await create('--user', 'expired', '--expires-in', '1s');
+  const expiresAt = Date.now() + 1000;
+  await create('--user', 'later', '--expires-in', '1h');
+  const revoked = (await listTokens(databaseUrl)).find((token) => token.user === 'revoked');
+  assert.equal((await runCli(['token', 'revoke', revoked?.id ?? '', '--database-url', databaseUrl])).code, 0);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 100));
+
+  assert.deepEqual((await listTokens(databaseUrl)).map((token) => token.user), ['kept', 'revoked', 'expired', 'later']);
+  const active = await runCli(['token', 'list', '--active', '--json', '--database-url', databaseUrl]);
+  assert.equal(active.code, 0, active.stderr);
+  assert.deepEqual((JSON.parse(active.stdout) as ListedToken[]).map((token) => token.user), ['kept', 'later']);
+  const table = await runCli(['token', 'list', '--active', '--database-url', databaseUrl]);
+  assert.deepEqual(table.stdout.trimEnd().split('\n').slice(1).map((row) => row.split(/\s+/)[1]), ['kept', 'later']);
+});
+
 test('token list into a reader that is gone (| head) ends quietly with exit 0', async (t) => {
   const databaseUrl = database(t);
   assert.equal((await runCli(['token', 'create', '--user', 'carol', '--database-url', databaseUrl])).code, 0);
