@@ -5,7 +5,7 @@
 import { INT32_MAX } from '../../plants/int64.js';
 import { CLIENT_REQUEST_ID } from '../context.js';
 import { examples, type ErrorExamples } from './error-examples.js';
-import type { HeaderObject, JsonSchema, ParameterObject, Reference, ResponseObject } from './types.js';
+import type { ExampleObject, HeaderObject, JsonSchema, MediaTypeObject, ParameterObject, Reference, ResponseObject } from './types.js';
 
 export const headers: Record<string, HeaderObject> = {
   'X-Request-Id': {
@@ -80,6 +80,11 @@ export function withRequestId(...names: string[]): Record<string, Reference> {
   return result;
 }
 
+/** A JSON body of this schema. */
+export function json(schema: JsonSchema, examples?: Record<string, ExampleObject>): Record<string, MediaTypeObject> {
+  return { 'application/json': examples === undefined ? { schema } : { schema, examples } };
+}
+
 /** The Error schema with `error` pinned to this response's status. */
 function errorSchema(status: number): JsonSchema {
   return { allOf: [ref('schemas', 'Error'), { type: 'object', properties: { error: { const: status } } }] };
@@ -93,7 +98,7 @@ export function errorResponse(status: number, description: string, examples: Err
   return {
     description,
     headers: withRequestId(...headerNames),
-    content: { 'application/json': { schema: errorSchema(status), examples: { ...examples } } },
+    content: json(errorSchema(status), { ...examples }),
   };
 }
 

@@ -1,7 +1,7 @@
 /** The public operations of http/ops-routes.ts and http/docs.ts: no token needed. */
 import { DOCS_ASSETS } from '../docs.js';
-import { ref, withRequestId } from './components.js';
-import type { MediaTypeObject, OperationObject, PathItemObject } from './types.js';
+import { json, ref, withRequestId } from './components.js';
+import type { MediaTypeObject, OperationObject, PathItemObject, ResponseObject } from './types.js';
 
 const TAGS = ['operations'];
 const PUBLIC = 'Public: no token needed.';
@@ -10,10 +10,13 @@ function publicGet(operation: Omit<OperationObject, 'tags' | 'security' | 'param
   return { get: { ...operation, tags: TAGS, security: [], parameters: [ref('parameters', 'X-Request-Id')] } };
 }
 
-function status(value: string): MediaTypeObject {
-  return {
-    schema: { type: 'object', required: ['status'], properties: { status: { const: value } }, additionalProperties: false },
-  };
+function status(value: string): Record<string, MediaTypeObject> {
+  return json({ type: 'object', required: ['status'], properties: { status: { const: value } }, additionalProperties: false });
+}
+
+/** A 200 with X-Request-Id and this body. */
+function ok(description: string, content: Record<string, MediaTypeObject>): ResponseObject {
+  return { description, headers: withRequestId(), content };
 }
 
 /** Asset bodies by media type; binary ones have no schema, as OpenAPI 3.1 advises. */
@@ -32,14 +35,14 @@ export function opsPaths(): Record<string, PathItemObject> {
       operationId: 'getHealth',
       summary: 'Liveness',
       description: `Answers 200 while the process runs, whatever the database does. ${PUBLIC}`,
-      responses: { 200: { description: 'The process runs.', headers: withRequestId(), content: { 'application/json': status('ok') } } },
+      responses: { 200: ok('The process runs.', status('ok')) },
     }),
     '/readyz': publicGet({
       operationId: 'getReadiness',
       summary: 'Readiness',
       description: `Answers 200 when the database answers in time, else 503; 503 also once the server has begun to drain before stopping. ${PUBLIC}`,
       responses: {
-        200: { description: 'The database answers.', headers: withRequestId(), content: { 'application/json': status('ready') } },
+        200: ok('The database answers.', status('ready')),
         503: ref('responses', 'Unavailable'),
       },
     }),
@@ -50,7 +53,7 @@ export function opsPaths(): Record<string, PathItemObject> {
         'Prometheus text exposition format (`text/plain; version=0.0.4`): requests by route template, method and ' +
         `status; latency histograms; database write batches; process figures. ${PUBLIC}`,
       responses: {
-        200: { description: 'The metrics.', headers: withRequestId(), content: { 'text/plain': { schema: { type: 'string' } } } },
+        200: ok('The metrics.', { 'text/plain': { schema: { type: 'string' } } }),
         500: ref('responses', 'InternalError'),
         503: ref('responses', 'Unavailable'),
       },
@@ -60,19 +63,14 @@ export function opsPaths(): Record<string, PathItemObject> {
       summary: 'This OpenAPI document',
       description: `The OpenAPI 3.1 document of this service, built once at start. ${PUBLIC}`,
       responses: {
-        200: {
-          description: 'The document.',
-          headers: withRequestId(),
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['openapi', 'info', 'paths'],
-                properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
-              },
-            },
-          },
-        },
+        200: ok(
+          'The document.',
+          json({
+            type: 'object',
+            required: ['openapi', 'info', 'paths'],
+            properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+          }),
+        ),
       },
     }),
     '/docs': publicGet({
@@ -83,7 +81,7 @@ export function opsPaths(): Record<string, PathItemObject> {
         'by plantstore under /docs/; nothing is fetched from a CDN. A strict Content-Security-Policy allows no inline ' +
         `script or style and no other host. The token given to Authorize stays in this browser until Logout. /docs/ ` +
         `answers 308 with Location: /docs. ${PUBLIC}`,
-      responses: { 200: { description: 'The page.', headers: withRequestId(), content: { 'text/html': { schema: { type: 'string' } } } } },
+      responses: { 200: ok('The page.', { 'text/html': { schema: { type: 'string' } } }) },
     }),
     '/docs/{asset}': {
       parameters: [
@@ -100,7 +98,7 @@ export function opsPaths(): Record<string, PathItemObject> {
         summary: 'An asset of the API reference page',
         description: `A script, stylesheet or image of the /docs page, from the swagger-ui-dist package. ${PUBLIC}`,
         responses: {
-          200: { description: 'The asset, cacheable for an hour.', headers: withRequestId(), content: assetContent() },
+          200: ok('The asset, cacheable for an hour.', assetContent()),
           308: {
             description: '`/docs/`: the page is at `/docs`.',
             headers: { ...withRequestId(), Location: { description: 'The page.', required: true, schema: { type: 'string', const: '/docs' } } },
