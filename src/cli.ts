@@ -6,11 +6,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { expiryAfter, isApiToken, isTokenId, isUsable, issueToken } from './auth/api-tokens.js';
 import { parseDuration } from './util/duration.js';
 import { UserNameError, normalizeUserName, shownUserName } from './auth/user-name.js';
-import { CommanderError, UsageError, USAGE_EXIT_CODE, commanderExitCode, configureUsageErrors, withDefaultCommand } from './cli/usage.js';
+import { UsageError, USAGE_EXIT_CODE, configureUsageErrors, withDefaultCommand } from './cli/usage.js';
 import { StoreUnavailableError } from './errors.js';
 import { SETTINGS, SettingError, loadSettings, type Settings } from './settings.js';
 import { StartError, asStartError, briefReason } from './start-failure.js';
@@ -226,7 +226,8 @@ configureUsageErrors(program);
 try {
   await program.parseAsync(withDefaultCommand(process.argv.slice(2)), { from: 'user' });
 } catch (error) {
-  if (error instanceof CommanderError) process.exit(commanderExitCode(error));
+  // 0 after --help or --version, 2 for a usage error
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT_CODE);
   if (error instanceof UsageError || error instanceof SettingError) {
     const prefix = error instanceof SettingError ? 'bad setting: ' : '';
     process.stderr.write(`plantstore: ${prefix}${error.message}\n`);

@@ -2,7 +2,7 @@
  * How the `plantstore` command talks about a mistake in its use: one line on stderr with a
  * hint, exit status 2, never the whole help text and never a stack trace.
  */
-import { CommanderError, type Command } from 'commander';
+import type { Command } from 'commander';
 
 /** The exit status of a command line that cannot be run as typed. */
 export const USAGE_EXIT_CODE = 2;
@@ -50,13 +50,6 @@ export function configureUsageErrors(command: Command): void {
   });
   for (const sub of command.commands) configureUsageErrors(sub);
 }
-
-/** The exit status for what commander threw: 0 after --help or --version, 2 for a usage error. */
-export function commanderExitCode(error: CommanderError): number {
-  return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
-}
-
-export { CommanderError };
 
 /** `plantstore` alone, or followed by options, means `plantstore serve …`. */
 export function withDefaultCommand(args: readonly string[]): string[] {

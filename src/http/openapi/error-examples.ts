@@ -8,12 +8,10 @@ import { toNewPlant } from '../../plants/plant.js';
 import { parseJson } from '../../util/strict-json.js';
 import { byPlantRules, parseListParams, parsePlantId } from '../plant-query.js';
 import { STREAM_RETRY_AFTER_SECONDS } from '../stream-admission.js';
+import type { ExampleObject } from './types.js';
 
 /** An OpenAPI Example Object holding an Error body. */
-export interface ErrorExample {
-  summary: string;
-  value: { error: number; message: string };
-}
+export type ErrorExample = ExampleObject & { value: { error: number; message: string } };
 
 export type ErrorExamples = Record<string, ErrorExample>;
 
