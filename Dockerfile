@@ -36,7 +36,7 @@ EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "const h = process.env.HOST || ''; const host = ['', '0.0.0.0', '::'].includes(h) ? '127.0.0.1' : h.includes(':') ? '[' + h + ']' : h; const url = 'http://' + host + ':' + (process.env.PORT || 8080) + '/readyz'; fetch(url).then((r) => { if (!r.ok) console.error(url + ' answered ' + r.status); process.exit(r.ok ? 0 : 1); }, (e) => { console.error(url + ': ' + (e.cause?.code ?? e.message)); process.exit(1); })"]
 # node is PID 1 and handles SIGTERM itself: it drains within 10 s (docs/operations.md,
-# "Stopping"), closes the database and exits 0. Give `docker stop` more than that: -t 15.
+# "Stopping"), closes the database and exits 0. Give `docker stop` more than that: `--stop-timeout 30`, as the README's.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "build/src/cli.js"]
 CMD ["serve"]

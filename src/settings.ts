@@ -239,7 +239,7 @@ export const SETTINGS: readonly SettingSpec<keyof Settings>[] = [
     parse: databaseUrl,
     file: true,
   },
-  { key: 'databasePoolSize', env: 'DATABASE_POOL_SIZE', flag: 'database-pool-size', default: '10', doc: 'PostgreSQL connections per instance (at least 2: one is always kept from streamed lists)', parse: integer(2, 1000) },
+  { key: 'databasePoolSize', env: 'DATABASE_POOL_SIZE', flag: 'database-pool-size', default: '10', doc: 'PostgreSQL connections per process: each --workers worker has its own pool (at least 2: one is always kept from streamed lists)', parse: integer(2, 1000) },
   {
     key: 'logLevel',
     env: 'LOG_LEVEL',
