@@ -3,6 +3,7 @@
  * hint, exit status 2, never the whole help text and never a stack trace.
  */
 import type { Command } from 'commander';
+import { isApiToken } from '../auth/api-tokens.js';
 
 /** The exit status of a command line that cannot be run as typed. */
 export const USAGE_EXIT_CODE = 2;
@@ -57,4 +58,14 @@ export function withDefaultCommand(args: readonly string[]): string[] {
   if (first === undefined) return ['serve'];
   const ownOptions = ['-h', '--help', '-V', '--version'];
   return first.startsWith('-') && !ownOptions.includes(first) ? ['serve', ...args] : [...args];
+}
+
+const JWT_SHAPE = /^eyJ[\w-]*\.[\w-]*\.[\w-]*$/;
+
+/**
+ * Refuses a plantstore token or a JWT pasted where a name belongs, without echoing it (stderr
+ * may go to a log): taken as a user name it would be stored, listed and backed up in clear.
+ */
+export function refusePastedToken(value: string, instead: string): void {
+  if (isApiToken(value) || JWT_SHAPE.test(value)) throw new UsageError(`that is a token, ${instead}`);
 }
