@@ -2,6 +2,8 @@
  * Start failures an operator can fix, each told as one line that names the cause and the
  * setting to change. The CLI prints the line and exits 1: no stack trace reaches the user.
  */
+import { accessSync, constants } from 'node:fs';
+import { dirname } from 'node:path';
 import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { StoreUnavailableError } from './errors.js';
 import { sqlitePath } from './store/sqlite/connection.js';
@@ -115,6 +117,16 @@ function listenFailure(detail: Detail, host: string, port: number): string | und
   return undefined;
 }
 
+/** SQLite says only that it cannot open; the folder's mount may be why, whoever the user is. */
+function onReadOnlyFileSystem(folder: string): boolean {
+  try {
+    accessSync(folder, constants.W_OK);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EROFS';
+  }
+}
+
 function sqliteFailure(detail: Detail, file: string): string | undefined {
   const code = typeof detail.code === 'string' ? detail.code : '';
   const change = 'or set DATABASE_URL to sqlite:<path> in a folder this user can write';
@@ -123,6 +135,9 @@ function sqliteFailure(detail: Detail, file: string): string | undefined {
   }
   // Extended codes (SQLITE_READONLY_DIRECTORY, SQLITE_CANTOPEN_ISDIR, …) say the same more precisely.
   if (code.startsWith('SQLITE_CANTOPEN')) {
+    if (onReadOnlyFileSystem(dirname(file))) {
+      return `cannot open ${file} (${code}): its folder is on a read-only file system (under systemd's ProtectSystem=strict, allow it with ReadWritePaths=); ${change}`;
+    }
     return `cannot open ${file} (${code}): it must be a file, in a folder that exists and that this user can write; fix that, ${change}`;
   }
   if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {

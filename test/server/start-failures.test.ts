@@ -3,10 +3,11 @@
  * setting to change, exit status 1 and no stack trace; PostgreSQL retries are one short line.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import pg from 'pg';
@@ -18,6 +19,12 @@ import { unprivileged } from '../helpers/unprivileged.js';
 import { storeFactories } from '../store/store-factories.js';
 
 const postgres = postgresUrlOrSkipReason();
+
+/** Mounting a read-only file system needs root and a mount command. */
+function readOnlyMountSkipReason(): string | undefined {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'mounting a read-only tmpfs needs root on Linux';
+  return undefined;
+}
 
 /** The one line of a failed start, after checking that there is nothing else. */
 function onlyLine(result: CliResult): string {
@@ -109,6 +116,17 @@ describe('a data folder that cannot be used', () => {
     const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` }, wrapper);
     assert.match(onlyLine(result), /^plantstore: cannot use the database: cannot open .*p\.db \(SQLITE_CANTOPEN\).*DATABASE_URL/);
     assert.ok(!existsSync(join(dir, 'p.db')));
+  });
+
+  test('a folder on a read-only file system: one line saying so', { skip: readOnlyMountSkipReason() }, async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'plantstore-ro-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', dir]);
+    t.after(() => {
+      execFileSync('umount', [dir]);
+      rmSync(dir, { recursive: true });
+    });
+    const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` });
+    assert.match(onlyLine(result), /^plantstore: cannot use the database: cannot open .*p\.db \(SQLITE_CANTOPEN\): its folder is on a read-only file system .*ReadWritePaths=.*DATABASE_URL/);
   });
 
   test('a database this user may write in a folder it may not: one line naming DATABASE_URL', { skip: as.reason }, async (t) => {
