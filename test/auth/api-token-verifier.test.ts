@@ -93,7 +93,10 @@ test('an unknown token and one of the wrong shape are refused; the latter withou
   const verifier = new ApiTokenVerifier(tokens, touchFailed);
   assert.throws(() => verifier.verify(TOKEN), isStatus(401));
   assert.equal(tokens.lookups.length, 1);
-  for (const bad of [`${TOKEN}x`, TOKEN.slice(0, -1), `pst_${'!'.repeat(43)}`]) assert.throws(() => verifier.verify(bad), isStatus(401));
+  for (const bad of [`${TOKEN}x`, TOKEN.slice(0, -1), `pst_${'!'.repeat(43)}`]) {
+    assert.equal(verifier.accepts(bad), true, 'a malformed pst_ token is still ours to refuse, never another verifier\'s');
+    assert.throws(() => verifier.verify(bad), isStatus(401));
+  }
   assert.equal(tokens.lookups.length, 1, 'malformed tokens never reach the store');
 });
 

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { issueToken } from '../../src/auth/api-tokens.js';
+import { isTokenId, issueToken } from '../../src/auth/api-tokens.js';
 import { parseDuration } from '../../src/util/duration.js';
 import { openStore } from '../../src/store/open-store.js';
 import { tempDir } from '../helpers/server.js';
@@ -38,4 +38,33 @@ test('a token is pst_ and 32 random bytes; the database holds its SHA-256, never
   }
   const database = Buffer.concat(readdirSync(dir).map((file) => readFileSync(join(dir, file))));
   assert.ok(database.includes(Buffer.from(digest, 'hex')), 'the digest is stored');
+});
+
+test('a read-only token holds plants:read only, an expiring one its expiry; a lifetime past the year 9999 is refused and nothing stored', async (t) => {
+  const store = await openStore({ databaseUrl: `sqlite:${join(tempDir(t), 'tokens.db')}`, databasePoolSize: 1 });
+  t.after(() => store.close());
+  const readOnly = await issueToken(store, { user: 'ana', readOnly: true, expiresInMs: 60_000 });
+  assert.deepEqual(readOnly?.record.scopes, ['plants:read']);
+  assert.ok(readOnly.record.expiresAt !== null && Math.abs(readOnly.record.expiresAt.getTime() - readOnly.record.createdAt.getTime() - 60_000) < 5);
+  assert.deepEqual((await issueToken(store, { user: 'ana' }))?.record.scopes, ['plants:read', 'plants:write']);
+  await assert.rejects(issueToken(store, { user: 'bo', expiresInMs: 10_000 * 365 * 86_400_000 }), RangeError);
+  assert.deepEqual((await store.listTokens()).map((token) => token.user), ['ana', 'ana']);
+});
+
+test('a token id is tok_ and exactly 12 lowercase hex digits', async (t) => {
+  const store = await openStore({ databaseUrl: `sqlite:${join(tempDir(t), 'tokens.db')}`, databasePoolSize: 1 });
+  t.after(() => store.close());
+  const issued = await issueToken(store, { user: 'ana' });
+  assert.match(issued?.record.id ?? '', /^tok_[0-9a-f]{12}$/);
+  assert.equal(isTokenId(issued?.record.id ?? ''), true);
+  for (const bad of ['tok_0123456789a', 'tok_0123456789abc', 'tok_0123456789AB', 'xtok_0123456789ab', 'tok_0123456789ab\n']) assert.equal(isTokenId(bad), false, bad);
+});
+
+test('the first-start token is issued only into a store without tokens', async (t) => {
+  const store = await openStore({ databaseUrl: `sqlite:${join(tempDir(t), 'tokens.db')}`, databasePoolSize: 1 });
+  t.after(() => store.close());
+  const first = await issueToken(store, { user: 'admin', onlyIfFirst: true });
+  assert.ok(first !== undefined);
+  assert.equal(await issueToken(store, { user: 'admin', onlyIfFirst: true }), undefined);
+  assert.deepEqual((await store.listTokens()).map((token) => token.id), [first.record.id]);
 });

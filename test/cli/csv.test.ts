@@ -64,6 +64,22 @@ describe('CsvParser', () => {
       { line: 1, fields: [], error: 'a quote inside an unquoted field (quote the whole field and double the quote)' },
     ]);
   });
+
+  test('with CRLF line ends, a runaway quote names the last line it took, not the one after', () => {
+    assert.deepEqual(parse('1,ok,\r\n7,"Monstera\r\n8,Fern,\r\n'), [
+      { line: 1, fields: ['1', 'ok', ''] },
+      { line: 2, fields: [], error: 'a quoted field that is never closed; the quote opened on line 2 took in every line up to 3' },
+    ]);
+  });
+
+  test('a row that starts with a quoted field holds nothing of the row before', () => {
+    assert.deepEqual(parse('1,Fern\n"2",Ivy\n3,a"b\n"4",Moss\n'), [
+      { line: 1, fields: ['1', 'Fern'] },
+      { line: 2, fields: ['2', 'Ivy'] },
+      { line: 3, fields: [], error: 'a quote inside an unquoted field (quote the whole field and double the quote)' },
+      { line: 4, fields: ['4', 'Moss'] },
+    ]);
+  });
 });
 
 describe('csvRow', () => {
@@ -72,5 +88,11 @@ describe('csvRow', () => {
     const line = csvRow(fields);
     assert.equal(line, '-9223372036854775808,"Dragon tree, ""Dracaena""",plain,,"a\nb"\n');
     assert.deepEqual(parse(line), [{ line: 1, fields }]);
+  });
+
+  test('a field with a lone carriage return is quoted, for a bare CR ends a line too', () => {
+    const fields = ['1', 'a\rb', ''];
+    assert.equal(csvRow(fields), '1,"a\rb",\n');
+    assert.deepEqual(parse(csvRow(fields)), [{ line: 1, fields }]);
   });
 });

@@ -123,6 +123,8 @@ describe('plantstore plants: server, token and usage', () => {
     ['a bad --format', ['export', '--format', 'xml'], /--format/],
     ['a file that does not exist', ['import', '/nonexistent/plants.csv'], /cannot read \/nonexistent\/plants\.csv: no such file/],
     ['a directory for a file', ['import', '/tmp'], /cannot read \/tmp: it is a directory/],
+    ['--concurrency 0', ['import', '-', '--concurrency', '0'], /^plantstore: --concurrency must be a whole number from 1 to 1024\n$/],
+    ['--concurrency 1025', ['import', '-', '--concurrency', '1025'], /^plantstore: --concurrency must be a whole number from 1 to 1024\n$/],
   ];
   for (const [what, args, pattern] of usage) {
     test(`bad usage exits 2 with one line: ${what}`, async () => {

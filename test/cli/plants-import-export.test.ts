@@ -81,6 +81,33 @@ describe('plantstore plants import', () => {
     assert.equal(result.stderr, '');
   });
 
+  test('past 1000 problems the summary lists the first 1000 by line and counts the rest', async (t) => {
+    const server = await startTestServer(t);
+    const env = await userEnv(server);
+    const bad = (count: number) => ['id,name,tag', ...Array.from({ length: count }, (_, i) => `x${i},n,`)].join('\n');
+    const listed = await runCliWithInput(['plants', 'import', '-'], env, bad(1000));
+    assert.equal(listed.code, 1);
+    const lines = listed.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 1001, 'the counts, then all 1000 problems');
+    assert.equal(lines[0], 'imported: 0 created, 0 unchanged, 0 conflicts, 1000 refused lines');
+    assert.match(lines[1000] ?? '', /^line 1001: refused: /);
+    const capped = await runCliWithInput(['plants', 'import', '-'], env, bad(1003));
+    assert.equal(capped.code, 1);
+    const cappedLines = capped.stdout.trimEnd().split('\n');
+    assert.equal(cappedLines.length, 1002);
+    assert.match(cappedLines[1000] ?? '', /^line 1001: refused: /);
+    assert.equal(cappedLines[1001], '… and 3 more');
+  });
+
+  test('a conflict alone is enough for exit 1', async (t) => {
+    const server = await startTestServer(t);
+    const env = await userEnv(server);
+    assert.equal((await runCliWithInput(['plants', 'import', '-'], env, 'id,name\n1,a\n')).code, 0);
+    const result = await runCliWithInput(['plants', 'import', '-'], env, 'id,name\n1,b\n');
+    assert.equal(result.stdout, 'imported: 0 created, 0 unchanged, 1 conflict, 0 refused lines\nline 2: conflict: plant 1 exists with a different name or tag\n');
+    assert.equal(result.code, 1);
+  });
+
   test('a re-run changes nothing and says so; more plants than one batch', async (t) => {
     const server = await startTestServer(t);
     const env = await userEnv(server);

@@ -50,6 +50,38 @@ describe('importPlants', () => {
     assert.match(summary.refused[0]?.reason ?? '', /100 bytes/);
   });
 
+  test('a plant the service refuses as invalid (400) is a refused line, and the import goes on', async (t) => {
+    const server = await startTestServer(t);
+    const user = await server.user();
+    const client = new PlantStoreClient({ baseUrl: server.url, token: user.token });
+    const summary = await importPlants(client, items([{ id: 1n, name: 'a' }, { id: 2n, name: '' }, { id: 3n, name: 'c' }]), { concurrency: 1 });
+    assert.equal(summary.created, 2);
+    assert.deepEqual(summary.refused.map((refusal) => refusal.line), [3]);
+  });
+
+  test('a refusal of the whole import stops it: no create is sent after it', async (t) => {
+    const server = await startTestServer(t);
+    const user = await server.user();
+    const posted: string[] = [];
+    const client = new PlantStoreClient({
+      baseUrl: server.url,
+      token: user.token,
+      fetch: (url, init) => {
+        if (init.method !== 'POST') return fetch(url, init);
+        const body = String(init.body);
+        posted.push(body);
+        // The service stops taking this token halfway through the batch.
+        return body.includes('"b"') ? Promise.resolve(new Response('{"error":401,"message":"The bearer token is unknown."}', { status: 401, headers: { 'content-type': 'application/json' } })) : fetch(url, init);
+      },
+    });
+    await assert.rejects(
+      importPlants(client, items([{ id: 1n, name: 'a' }, { id: 2n, name: 'b' }, { id: 3n, name: 'c' }, { id: 4n, name: 'd' }]), { concurrency: 1 }),
+      (error: Error) => error.name === 'ImportStoppedError' && (error as Error & { line: number }).line === 3,
+    );
+    assert.equal(posted.length, 2, 'nothing created after the refusal');
+    assert.equal((await client.listPlants()).plants.length, 1);
+  });
+
   test('a repeated id waits for the next batch: the first creates, an identical repeat is unchanged, another is a conflict', async (t) => {
     const server = await startTestServer(t);
     const user = await server.user();
@@ -75,5 +107,36 @@ describe('importPlants', () => {
     const plants = Array.from({ length: 5 }, (_, i) => ({ id: BigInt(i), name: `p${i}` }));
     await importPlants(client, items(plants), { batchSize: 2, onProgress: (s) => seen.push(s.created + s.unchanged) });
     assert.deepEqual(seen, [1, 2, 3, 4, 5]);
+  });
+
+  test('a refused line counts as progress too', async (t) => {
+    const server = await startTestServer(t);
+    const user = await server.user();
+    const client = new PlantStoreClient({ baseUrl: server.url, token: user.token });
+    const seen: number[] = [];
+    async function* input(): AsyncGenerator<InputItem> {
+      yield { line: 2, plant: { id: 1n, name: 'a' } };
+      yield { line: 3, refused: 'not JSON.' };
+      yield { line: 4, refused: 'not JSON.' };
+    }
+    const summary = await importPlants(client, input(), { onProgress: (s) => seen.push(s.created + s.unchanged + s.conflicts.length + s.refused.length) });
+    assert.equal(summary.refused.length, 2);
+    assert.deepEqual(seen, [1, 2, 3]);
+  });
+
+  test('conflicts and refused lines are listed in line order, whatever order they were found in', async (t) => {
+    const server = await startTestServer(t, 'sqlite', { bodyLimit: '100' });
+    const user = await server.user();
+    const client = new PlantStoreClient({ baseUrl: server.url, token: user.token });
+    for (const id of [1n, 2n, 3n, 9n]) await client.createPlant({ id, name: 'kept' });
+    async function* input(): AsyncGenerator<InputItem> {
+      yield { line: 2, plant: { id: 9n, name: 'other' } }; // past the lookup: a conflict found by GET /plants/9, later
+      yield { line: 3, plant: { id: 1n, name: 'other' } }; // in the lookup: a conflict found at once
+      yield { line: 4, plant: { id: 10n, name: 'x'.repeat(200) } }; // refused by the service (413), once the batch runs
+      yield { line: 5, refused: 'not JSON.' }; // refused as it is read, before the batch runs
+    }
+    const summary = await importPlants(client, input(), { lookupPageSize: 1, concurrency: 2 });
+    assert.deepEqual(summary.conflicts, [{ line: 2, id: 9n }, { line: 3, id: 1n }]);
+    assert.deepEqual(summary.refused.map((r) => r.line), [4, 5]);
   });
 });

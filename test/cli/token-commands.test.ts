@@ -57,6 +57,14 @@ describe('plantstore token create', () => {
     });
   }
 
+  test('an --expires-in that ends after the year 9999 is refused as usage (exit 2), and no token is made', async (t) => {
+    const databaseUrl = database(t);
+    const created = await runCli(['token', 'create', '--user', 'bob', '--expires-in', '3000000d', '--database-url', databaseUrl]);
+    assert.equal(created.code, 2, created.stderr);
+    assert.equal(created.stdout, '');
+    assert.equal(created.stderr, 'plantstore: --expires-in 3000000d ends after the year 9999; give a shorter lifetime, or none for a token that never expires\n');
+  });
+
   for (const bad of ['', 'tab\tname', 'x'.repeat(257)]) {
     test(`--user ${JSON.stringify(bad.slice(0, 12))} is refused: 1 to 256 characters, no control characters`, async (t) => {
       const created = await runCli(['token', 'create', '--user', bad, '--database-url', database(t)]);

@@ -50,6 +50,15 @@ describe('stream admission', () => {
     second.release();
     assert.equal(admission.open, 0);
   });
+
+  test('an owner that gives back one of its streams holds the rest: one more is admitted, not two', () => {
+    const admission = new StreamAdmission({ perOwner: 2, perProcess: 10 });
+    const first = admission.admit('a');
+    admission.admit('a');
+    first.release();
+    admission.admit('a');
+    assert.equal(refusal(() => admission.admit('a')).status, 429);
+  });
 });
 
 describe('the pool share of streams', () => {
