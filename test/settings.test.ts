@@ -100,6 +100,7 @@ test('a TLS file DATABASE_URL names that pg could not use is refused, naming the
   assert.match(refusal(`sslrootcert=${notPem}`), /names as sslrootcert a file that holds no PEM certificate \(ERR_/);
   assert.match(refusal(`sslcert=${notPem}&sslkey=${key}`), /names as sslcert a file that holds no PEM certificate \(ERR_/);
   assert.match(refusal(`sslcert=${cert}&sslkey=${notPem}`), /names as sslkey a file that holds no unencrypted PEM private key \(ERR_/);
+  assert.match(refusal(`sslkey=${notPem}`), /names as sslkey a file that holds no unencrypted PEM private key \(ERR_/, 'an sslkey without an sslcert is checked too');
   assert.match(refusal(`sslcert=${cert}&sslkey=${otherKey}`), /names an sslkey that is not the key of its sslcert$/);
 });
 
@@ -108,9 +109,22 @@ test('CORS_ORIGINS of only commas and spaces stops the start rather than allowin
   assert.deepEqual(loadSettings({ CORS_ORIGINS: '' }).corsOrigins, []);
 });
 
+test('a CORS origin with a path or a trailing slash is refused, saying how to write it; a wildcard is refused as such', () => {
+  // The browser sends an Origin without path or slash: such an entry would match no request.
+  assert.throws(() => loadSettings({ CORS_ORIGINS: 'https://app.example/' }), /CORS_ORIGINS="https:\/\/app\.example\/" is not an origin: write it as https:\/\/app\.example, without path/);
+  assert.throws(() => loadSettings({ CORS_ORIGINS: 'https://a.example,https://app.example/ui' }), /lists "https:\/\/app\.example\/ui", which is not an origin: write it as https:\/\/app\.example,/);
+  assert.throws(() => loadSettings({ CORS_ORIGINS: '*' }), /CORS_ORIGINS="\*" a wildcard is not accepted: list each allowed origin/);
+  assert.deepEqual(loadSettings({ CORS_ORIGINS: 'http://localhost:3000' }).corsOrigins, ['http://localhost:3000']);
+});
+
 test('an in-memory SQLite database is refused: each connection plantstore opens would have its own', () => {
   assert.throws(() => loadSettings({ DATABASE_URL: 'sqlite::memory:' }), (error: unknown) => error instanceof SettingError && /must name a file/.test(error.message));
   assert.throws(() => loadSettings({}, { databaseUrl: 'sqlite::memory:' }), SettingError);
+});
+
+test('sqlite: without a path is refused: there is no file to keep the plants in', () => {
+  assert.throws(() => loadSettings({ DATABASE_URL: 'sqlite:' }), (error: unknown) => error instanceof SettingError && error.message === 'DATABASE_URL="sqlite:" must be sqlite:<path> or postgres://…');
+  assert.equal(loadSettings({ DATABASE_URL: 'sqlite:p.db' }).databaseUrl, 'sqlite:p.db');
 });
 
 test('each whole-number setting takes its bounds and refuses one past them, saying the range', () => {
@@ -132,6 +146,21 @@ test('each whole-number setting takes its bounds and refuses one past them, sayi
       assert.throws(() => loadSettings({ [env]: value }), (error: unknown) => error instanceof SettingError && error.message.endsWith(range), `${env}=${value}`);
     }
   }
+});
+
+test('an empty whole-number setting is refused, not read as 0: PORT= would listen on a random port', () => {
+  for (const env of ['PORT', 'BODY_LIMIT', 'WORKERS']) {
+    assert.throws(() => loadSettings({ [env]: '' }), (error: unknown) => error instanceof SettingError && error.message.startsWith(`${env}="" must be a whole number`), env);
+  }
+  assert.throws(() => loadSettings({}, { port: '' }), /--port="" must be a whole number from 0 to 65535$/);
+});
+
+test('a setting that must not be empty refuses white space only too', () => {
+  for (const [env, value] of [['HOST', ' '], ['REDIS_KEY_PREFIX', '\t'], ['JWT_SECRET', ' '.repeat(40)]] as const) {
+    assert.throws(() => loadSettings({ [env]: value }), (error: unknown) => error instanceof SettingError && error.message.endsWith('must not be empty'), env);
+  }
+  // The one JWT_SECRET its parse refuses is still not quoted: its length is a hint too.
+  assert.throws(() => loadSettings({ JWT_SECRET: ' '.repeat(40) }), (error: unknown) => error instanceof SettingError && error.message === 'JWT_SECRET=<hidden> must not be empty');
 });
 
 test('a yes-or-no setting takes true/false, 1/0, yes/no and on/off, in any case', () => {

@@ -25,6 +25,11 @@ describe('JWT settings', () => {
     assert.equal(loadSettings({ JWT_SECRET: 'x'.repeat(32) }).jwtSecret, 'x'.repeat(32));
   });
 
+  test("JWT_SECRET's length is counted in bytes, as HS256 uses it, not in characters", () => {
+    assert.equal(loadSettings({ JWT_SECRET: 'é'.repeat(16) }).jwtSecret, 'é'.repeat(16), '16 characters of two bytes each');
+    assert.match(settingError({ JWT_SECRET: `${'é'.repeat(15)}x` }).message, /JWT_SECRET .*32 bytes/, '16 characters, 31 bytes');
+  });
+
   test('a JWT_JWKS_URL that is not an http(s) URL stops the start', () => {
     for (const url of ['idp.example/jwks.json', 'file:///etc/jwks.json']) {
       assert.match(settingError({ JWT_JWKS_URL: url }).message, /JWT_JWKS_URL/);
@@ -35,6 +40,20 @@ describe('JWT settings', () => {
     const message = settingError({ JWT_JWKS_URL: 'https://user:hunter2@idp.example/jwks.json' }).message;
     assert.match(message, /JWT_JWKS_URL=.* must not carry a user name or password/);
     assert.doesNotMatch(message, /hunter2/);
+  });
+
+  test('a JWT_JWKS_URL of another scheme is refused even with JWT_ISSUER and JWT_AUDIENCE set', () => {
+    for (const url of ['ftp://idp.example/jwks.json', 'ws://idp.example/jwks.json']) {
+      assert.match(settingError({ JWT_JWKS_URL: url, JWT_ISSUER: 'https://idp.example/', JWT_AUDIENCE: 'plants' }).message, /JWT_JWKS_URL=.* must be an absolute http\(s\) URL$/, url);
+    }
+  });
+
+  test('a JWT_JWKS_URL with only a user name, or only a password, stops the start too', () => {
+    for (const url of ['https://user@idp.example/jwks.json', 'https://:hunter2@idp.example/jwks.json']) {
+      const message = settingError({ JWT_JWKS_URL: url, JWT_ISSUER: 'https://idp.example/', JWT_AUDIENCE: 'plants' }).message;
+      assert.match(message, /JWT_JWKS_URL=.* must not carry a user name or password$/, url);
+      assert.doesNotMatch(message, /hunter2/);
+    }
   });
 
   test('JWT_ISSUER or JWT_OWNER_CLAIM with white space at an end stops the start: it would match no token', () => {

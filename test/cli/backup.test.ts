@@ -139,6 +139,54 @@ describe('plantstore backup and restore', () => {
     assert.match(token, /^pst_/);
   });
 
+  test('a damaged page, even one that counting the plants does not read, stops a restore (the database left alone) and a backup (no file left)', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'u'], env)).code, 0);
+    const damaged = join(dir, 'damaged.db');
+    assert.equal((await runCli(['migrate'], { DATABASE_URL: `sqlite:${damaged}` })).code, 0);
+    const db = new Database(damaged);
+    const insert = db.prepare("INSERT INTO plants (owner, id, name) VALUES ('u', ?, ?)");
+    db.transaction(() => {
+      for (let id = 0; id < 3_000; id++) insert.run(id, `a plant with a longish name, number ${id}`);
+    })();
+    db.pragma('journal_mode = DELETE');
+    // A leaf of the plants table: count(*) reads the covering index plants_by_tag, not this page.
+    const { pageno } = db.prepare("SELECT pageno FROM dbstat WHERE name = 'plants' AND pagetype = 'leaf' LIMIT 1").get() as { pageno: number };
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    const bytes = readFileSync(damaged);
+    bytes.fill(0xff, (pageno - 1) * pageSize, pageno * pageSize);
+    writeFileSync(damaged, bytes);
+
+    const refused = await runCli(['restore', damaged], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^plantstore: .*damaged\.db is damaged: /);
+    assert.match((await runCli(['token', 'list', '--json'], env)).stdout, /"user": "u"/, 'the database is untouched');
+
+    // The same damage in a live database: its backup is refused, and no damaged copy is left under the backup's name.
+    const backup = await runCli(['backup', join(dir, 'b.db')], { DATABASE_URL: `sqlite:${damaged}` });
+    assert.equal(backup.code, 1);
+    assert.match(backup.stderr, /is damaged: /);
+    assert.ok(!existsSync(join(dir, 'b.db')) && !existsSync(join(dir, 'b.db.partial')), 'no backup file is left');
+  });
+
+  test('restore refuses an intact SQLite file that lacks either plantstore table, saying it is not a plantstore database', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'u'], env)).code, 0);
+    for (const table of ['plants', 'api_tokens']) {
+      const other = join(dir, `only-${table}.db`);
+      const db = new Database(other);
+      db.exec(`CREATE TABLE ${table} (id INTEGER PRIMARY KEY)`);
+      db.close();
+      const refused = await runCli(['restore', other], env);
+      assert.equal(refused.code, 1, table);
+      assert.equal(refused.stderr, `plantstore: ${other} is not a plantstore database\n`);
+    }
+    assert.match((await runCli(['token', 'list', '--json'], env)).stdout, /"user": "u"/, 'the database is untouched');
+  });
+
   test('a backup is left in rollback-journal mode, so that it can be read from a folder its reader cannot write', async (t) => {
     const dir = tempDir(t);
     const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
@@ -245,6 +293,21 @@ describe('plantstore backup and restore', () => {
     assert.equal((await runCli(['backup', join(dir, 'b.db')], env)).code, 0);
     assert.equal((await runCli(['token', 'create', '--user', 'after'], env)).code, 0);
     const restored = await runCli(['restore', join(dir, 'b.db')], env);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.ok(lstatSync(join(dir, 'p.db')).isSymbolicLink(), 'the link is still a link');
+    const listed = await runCli(['token', 'list', '--json'], { DATABASE_URL: `sqlite:${join(volume, 'p.db')}` });
+    assert.deepEqual((JSON.parse(listed.stdout) as { user: string }[]).map((token) => token.user), ['before']);
+  });
+
+  test('restore through a database path that links to a file not made yet makes the linked file and keeps the link', async (t) => {
+    const dir = tempDir(t);
+    const source = { DATABASE_URL: `sqlite:${join(dir, 'source.db')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'before'], source)).code, 0);
+    assert.equal((await runCli(['backup', join(dir, 'b.db')], source)).code, 0);
+    const volume = join(dir, 'volume');
+    mkdirSync(volume);
+    symlinkSync(join(volume, 'p.db'), join(dir, 'p.db')); // dangling: the volume is still empty
+    const restored = await runCli(['restore', join(dir, 'b.db')], { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` });
     assert.equal(restored.code, 0, restored.stderr);
     assert.ok(lstatSync(join(dir, 'p.db')).isSymbolicLink(), 'the link is still a link');
     const listed = await runCli(['token', 'list', '--json'], { DATABASE_URL: `sqlite:${join(volume, 'p.db')}` });
