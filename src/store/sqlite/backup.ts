@@ -28,8 +28,11 @@ function sqliteCode(error: unknown): string | undefined {
   return error instanceof Database.SqliteError ? error.code : undefined;
 }
 
-/** Checks that `file` is an intact plantstore database and counts what it holds. */
-function inspect(file: string): BackupSummary {
+/**
+ * Checks that `file` is an intact plantstore database and counts what it holds; messages name
+ * `shownAs`, the file the operator knows (a backup's source rather than its copy).
+ */
+function inspect(file: string, shownAs = file): BackupSummary {
   let db: Database.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
@@ -38,9 +41,10 @@ function inspect(file: string): BackupSummary {
   }
   try {
     const check = db.pragma('quick_check', { simple: true });
-    if (check !== 'ok') throw new BackupError(`${file} is damaged: ${String(check)}`);
+    // SQLite's report has a line per problem: the message stays one line.
+    if (check !== 'ok') throw new BackupError(`${shownAs} is damaged: ${String(check).replace(/\s*\n\s*/g, '; ')}`);
     const tables = new Set(db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[]);
-    if (!tables.has('plants') || !tables.has('api_tokens')) throw new BackupError(`${file} is not a plantstore database`);
+    if (!tables.has('plants') || !tables.has('api_tokens')) throw new BackupError(`${shownAs} is not a plantstore database`);
     const count = (table: string) => Number(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get());
     return { plants: count('plants'), tokens: count('api_tokens') };
   } catch (error) {
@@ -115,7 +119,7 @@ export async function backupDatabase(source: string, destination: string): Promi
   if (sameFile(source, partial)) throw new BackupError(`the database ${source} is the file this backup would write its copy to; give the backup another name`);
   try {
     await copy(source, partial);
-    const summary = inspect(partial);
+    const summary = inspect(partial, source);
     renameDurably(partial, destination);
     return summary;
   } finally {
