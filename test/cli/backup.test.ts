@@ -257,6 +257,37 @@ describe('plantstore backup and restore', () => {
     assert.equal((await runCli(['restore', join(dir, 'b.db')], env)).code, 0);
   });
 
+  test('restore where no database is but an empty -wal and a -shm are goes ahead, and removes them', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'u'], env)).code, 0);
+    assert.equal((await runCli(['backup', join(dir, 'b.db')], env)).code, 0);
+    // An empty -wal holds no changes: nothing of a moved database would be lost.
+    rmSync(join(dir, 'p.db'));
+    writeFileSync(join(dir, 'p.db-wal'), '');
+    writeFileSync(join(dir, 'p.db-shm'), Buffer.alloc(32_768, 1));
+    const restored = await runCli(['restore', join(dir, 'b.db')], env);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.ok(!existsSync(join(dir, 'p.db-wal')) && !existsSync(join(dir, 'p.db-shm')), 'the leftovers are gone');
+    assert.match((await runCli(['token', 'list', '--json'], env)).stdout, /"user": "u"/, 'the backup is restored');
+  });
+
+  test('restore refuses a database in rollback-journal mode that another connection has open', async (t) => {
+    const dir = tempDir(t);
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };
+    assert.equal((await runCli(['token', 'create', '--user', 'u'], env)).code, 0);
+    assert.equal((await runCli(['backup', join(dir, 'b.db')], env)).code, 0);
+    assert.equal((await runCli(['restore', join(dir, 'b.db')], env)).code, 0); // p.db is now in rollback-journal mode, as the backup is
+    // A reader in the middle of a read: leaving WAL mode has nothing to do here, taking the lock does.
+    const reader = new Database(join(dir, 'p.db'), { readonly: true });
+    t.after(() => reader.close());
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM plants').get();
+    const refused = await runCli(['restore', join(dir, 'b.db')], env);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(refused.stderr, /^plantstore: .*p\.db is in use \(a plantstore server or command has it open\); stop it, then restore\n$/);
+  });
+
   test('a full disk is one line naming the file, and leaves nothing behind', async (t) => {
     const dir = tempDir(t);
     const small = mkdtempSync(join(tmpdir(), 'plantstore-full-'));

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import pg from 'pg';
-import { StartError, asStartError } from '../../src/start-failure.js';
+import { StoreUnavailableError } from '../../src/errors.js';
+import { StartError, asStartError, isPermanentDatabaseFailure } from '../../src/start-failure.js';
 import { CLI, freePort, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
 import { postgresAskingPassword, postgresWithoutTls, postgresWithTls, refusingPostgres } from '../helpers/refusing-postgres.js';
 import { postgresUrlOrSkipReason, tempDir } from '../helpers/server.js';
@@ -148,6 +149,79 @@ describe('a data folder that cannot be used', () => {
     if (wrapper.length === 0) chmodSync(dir, 0o555);
     const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `sqlite:${join(dir, 'missing', 'p.db')}` }, wrapper);
     assert.match(onlyLine(result), /^plantstore: cannot use the database: cannot create the data folder .*missing .*EACCES.*DATABASE_URL/);
+  });
+});
+
+describe('the line for an error as the drivers give it', () => {
+  const sqlite = { databaseUrl: 'sqlite:/srv/plantstore/p.db', host: '127.0.0.1', port: 8080 };
+
+  /** The line asStartError makes of `error`, which must be one. */
+  function lineFor(error: unknown, settings: { databaseUrl: string; host: string; port: number }): string {
+    const explained = asStartError(error, settings);
+    assert.ok(explained instanceof StartError, `explained: ${String(explained)}`);
+    return explained.message;
+  }
+
+  const sqliteError = (code: string, message = 'unable to open database file') => Object.assign(new Error(message), { code });
+
+  test("SQLite's extended codes are read as their primary one", () => {
+    // better-sqlite3 gives the extended code where SQLite has one.
+    assert.match(lineFor(sqliteError('SQLITE_CANTOPEN_ISDIR'), sqlite), /^cannot use the database: cannot open \/srv\/plantstore\/p\.db \(SQLITE_CANTOPEN_ISDIR\): it must be a file/);
+    assert.match(lineFor(sqliteError('SQLITE_READONLY_DIRECTORY', 'attempt to write a readonly database'), sqlite), /^cannot use the database: \/srv\/plantstore\/p\.db or its folder is read-only for this user \(SQLITE_READONLY_DIRECTORY\)/);
+  });
+
+  test('a file that cannot be opened is blamed on a read-only file system only when its folder is on one', (t) => {
+    // A folder this user can write, and one that does not exist: neither is on a read-only file system.
+    for (const folder of [tempDir(t), join(tempDir(t), 'missing')]) {
+      const line = lineFor(sqliteError('SQLITE_CANTOPEN'), { ...sqlite, databaseUrl: `sqlite:${join(folder, 'p.db')}` });
+      assert.match(line, /\(SQLITE_CANTOPEN\): it must be a file, in a folder that exists and that this user can write/, folder);
+      assert.doesNotMatch(line, /read-only file system/, folder);
+    }
+  });
+
+  test('a damaged database file, whichever of the two codes SQLite gives, says to restore a backup', () => {
+    for (const code of ['SQLITE_NOTADB', 'SQLITE_CORRUPT']) {
+      assert.match(lineFor(sqliteError(code, 'database disk image is malformed'), sqlite), new RegExp(`^cannot use the database: /srv/plantstore/p\\.db is not a readable SQLite database \\(${code}\\); restore it from a backup`));
+    }
+  });
+
+  test('any other SQLite failure is one line with its code and message, naming DATABASE_URL', () => {
+    assert.equal(
+      lineFor(sqliteError('SQLITE_IOERR_SHORT_READ', 'disk I/O error'), sqlite),
+      'cannot use the database: SQLite failed on /srv/plantstore/p.db (SQLITE_IOERR_SHORT_READ: disk I/O error); fix that, or set DATABASE_URL to sqlite:<path> in a folder this user can write',
+    );
+  });
+
+  test('a PostgreSQL URL without host or port names the server pg connects to: localhost:5432', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const error = new StoreUnavailableError('the database is unavailable', { cause: refused });
+    assert.equal(
+      lineFor(error, { databaseUrl: 'postgres:///plants', host: '127.0.0.1', port: 8080 }),
+      'cannot use the database: PostgreSQL at localhost:5432 is unreachable (ECONNREFUSED); check the host and port in DATABASE_URL and that the server runs',
+    );
+  });
+
+  test('a certificate for another host name is a TLS refusal: the start stops at once, saying so', () => {
+    const mismatch = Object.assign(new Error("Hostname/IP does not match certificate's altnames: Host: db.example. is not in the cert's altnames: DNS:other.example"), {
+      code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+    });
+    const error = new StoreUnavailableError('the database is unavailable', { cause: mismatch });
+    assert.ok(isPermanentDatabaseFailure(error), 'waiting will not change the certificate');
+    assert.match(
+      lineFor(error, { databaseUrl: 'postgres://app:s3cret@db.example:5432/plants?sslmode=verify-full', host: '127.0.0.1', port: 8080 }),
+      /^cannot use the database: PostgreSQL at db\.example:5432 sent a TLS certificate that fails verification \(ERR_TLS_CERT_ALTNAME_INVALID: /,
+    );
+  });
+
+  test('a connection error is not taken for one PostgreSQL sent: an unreachable server is said to be unreachable', () => {
+    // node's errors carry a string code too, but no severity: only the server's do.
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.9:5433'), { code: 'ECONNREFUSED', errno: -111, syscall: 'connect', address: '10.0.0.9', port: 5433 });
+    const error = new StoreUnavailableError('the database is unavailable', { cause: refused });
+    assert.equal(isPermanentDatabaseFailure(error), false);
+    assert.equal(
+      lineFor(error, { databaseUrl: 'postgres://app@10.0.0.9:5433/plants', host: '127.0.0.1', port: 8080 }),
+      'cannot use the database: PostgreSQL at 10.0.0.9:5433 is unreachable (ECONNREFUSED); check the host and port in DATABASE_URL and that the server runs',
+    );
   });
 });
 
