@@ -126,6 +126,32 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     assert.deepEqual(await statusesOn('5/1h', 6), [200, 200, 200, 200, 200, 429], 'a new quota starts from zero');
   });
 
+  test('a changed window alone counts in keys of its own too', async (t) => {
+    const prefix = `plantstore-test:${uniqueName('rl')}`;
+    const decisions = async (windowMs: number, count: number) => {
+      const limiter = createRateLimiter({ limit: { requests: 3, windowMs }, redisUrl: redisUrl as string, redisKeyPrefix: prefix, logger: pino({ level: 'silent' }) });
+      t.after(() => limiter.close());
+      await limiter.started;
+      const allowed: boolean[] = [];
+      for (let i = 0; i < count; i++) allowed.push((await limiter.consume('ana')).allowed);
+      return allowed;
+    };
+    assert.deepEqual(await decisions(3_600_000, 4), [true, true, true, false]);
+    assert.deepEqual(await decisions(7_200_000, 4), [true, true, true, false], 'a new window starts from zero');
+  });
+
+  test('REDIS_KEY_PREFIX keeps the counts of services that share one Redis apart', async (t) => {
+    const remainingOn = async (prefix: string) => {
+      const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: redisUrl as string, redisKeyPrefix: prefix, logger: pino({ level: 'silent' }) });
+      t.after(() => limiter.close());
+      await limiter.started;
+      return [(await limiter.consume('ana')).remaining, (await limiter.consume('ana')).remaining];
+    };
+    const run = uniqueName('rl');
+    assert.deepEqual(await remainingOn(`plantstore-test:${run}:a`), [4, 3]);
+    assert.deepEqual(await remainingOn(`plantstore-test:${run}:b`), [4, 3], 'the same owner, counted apart under another prefix');
+  });
+
   test('the workers of --workers 2 share each owner’s limit', async (t) => {
     const { databaseUrl, token } = await databaseWithToken(t);
     const instance = await startServerProcess(t, { ...serverEnv(databaseUrl, '10/1h', redisUrl as string), WORKERS: '2' });
@@ -182,6 +208,26 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     assert.doesNotMatch(result.stdout, /Redis does not answer|plantstore is listening/);
   });
 
+  test('a REDIS_URL whose user may not use its database stops the start as a refused login, and is not logged besides', { timeout: 15_000 }, async (t) => {
+    const admin = new Redis(redisUrl as string);
+    const user = uniqueName('plantstore-test-user');
+    t.after(async () => {
+      await admin.call('ACL', 'DELUSER', user);
+      admin.disconnect();
+    });
+    await admin.call('ACL', 'SETUSER', user, 'on', '>a-password', '~*', '+@all', '-select');
+    const url = new URL(redisUrl as string);
+    url.username = user;
+    url.password = 'a-password';
+    url.pathname = '/1';
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+    const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: url.href, redisKeyPrefix: `plantstore-test:${uniqueName('rl')}`, logger });
+    t.after(() => limiter.close());
+    await assert.rejects(limiter.started, /^StartError: cannot use Redis: Redis at \S+ refused the login \(NOPERM [^)]*\); fix the user name or password in REDIS_URL$/);
+    assert.deepEqual(lines, [], 'the start error says it all: no log line besides');
+  });
+
   test('a login Redis refuses after the start is logged once, not on every reconnect', { timeout: 30_000 }, async (t) => {
     const admin = new Redis(redisUrl as string);
     const user = uniqueName('plantstore-test-user');
@@ -214,6 +260,54 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     assert.equal(refusals.length, 1, JSON.stringify(refusals));
     assert.match(refusals[0]?.reason ?? '', /refused the login \(WRONGPASS/);
     assert.doesNotMatch(JSON.stringify(lines), /first-password|second-password/);
+  });
+
+  test('a login refused again after Redis took it back in between is logged again', { timeout: 30_000 }, async (t) => {
+    const admin = new Redis(redisUrl as string);
+    const user = uniqueName('plantstore-test-user');
+    t.after(async () => {
+      await admin.call('ACL', 'DELUSER', user);
+      admin.disconnect();
+    });
+    await admin.call('ACL', 'SETUSER', user, 'on', '>first-password', '~*', '+@all');
+    const url = new URL(redisUrl as string);
+    url.username = user;
+    url.password = 'first-password';
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+    const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: url.href, redisKeyPrefix: `plantstore-test:${uniqueName('rl')}`, logger });
+    t.after(() => limiter.close());
+    await limiter.started;
+    const refusals = () => lines.filter((line) => line.msg === 'Redis refuses what REDIS_URL asks for').length;
+    const refuseLogin = async (outage: number) => {
+      await admin.call('ACL', 'SETUSER', user, 'resetpass', '>second-password');
+      await admin.call('CLIENT', 'KILL', 'USER', user);
+      await until(() => refusals() === outage, `the refusal of outage ${outage}`);
+    };
+    await refuseLogin(1);
+    await admin.call('ACL', 'SETUSER', user, 'resetpass', '>first-password');
+    // Logged in again, and past ioredis's ready check (INFO), the last command before 'ready'.
+    const deadline = Date.now() + 15_000;
+    const readyAgain = async () =>
+      ((await admin.call('CLIENT', 'LIST')) as string).split('\n').some((client) => client.includes(` user=${user} `) && !/ cmd=(auth|hello|NULL) /.test(client));
+    while (!(await readyAgain())) {
+      assert.ok(Date.now() < deadline, 'timed out waiting for the client to log in again');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await refuseLogin(2);
+  });
+
+  test('a request counted before Redis first answered is no outage: neither a warning nor "answers again"', async (t) => {
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+    const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: redisUrl as string, redisKeyPrefix: `plantstore-test:${uniqueName('rl')}`, logger });
+    t.after(() => limiter.close());
+    // Still connecting: counted in this process, as while Redis is away.
+    assert.equal((await limiter.consume('ana')).allowed, true);
+    await limiter.started;
+    assert.equal((await limiter.consume('ana')).allowed, true);
+    assert.deepEqual(lines.map((line) => line.msg).filter((msg) => msg === FALLBACK_WARNING || msg === BACK), []);
   });
 
   test('when Redis goes away mid-run the service keeps serving, and counts in Redis again once it is back', async (t) => {
