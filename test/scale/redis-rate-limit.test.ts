@@ -208,7 +208,7 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     assert.doesNotMatch(result.stdout, /Redis does not answer|plantstore is listening/);
   });
 
-  test('a REDIS_URL whose user may not use its database stops the start as a refused login, and is not logged besides', { timeout: 15_000 }, async (t) => {
+  test("a REDIS_URL whose user may not use its database stops the start naming the user's permissions, and is not logged besides", { timeout: 15_000 }, async (t) => {
     const admin = new Redis(redisUrl as string);
     const user = uniqueName('plantstore-test-user');
     t.after(async () => {
@@ -224,7 +224,7 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
     const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: url.href, redisKeyPrefix: `plantstore-test:${uniqueName('rl')}`, logger });
     t.after(() => limiter.close());
-    await assert.rejects(limiter.started, /^StartError: cannot use Redis: Redis at \S+ refused the login \(NOPERM [^)]*\); fix the user name or password in REDIS_URL$/);
+    await assert.rejects(limiter.started, /^StartError: cannot use Redis: Redis at \S+ does not let REDIS_URL's user do what the rate limiter needs \(NOPERM [^)]*\); allow it the database, the commands and the keys in Redis' ACL, or use another user$/);
     assert.deepEqual(lines, [], 'the start error says it all: no log line besides');
   });
 
