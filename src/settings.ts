@@ -128,6 +128,7 @@ const LONGEST_MS = 24 * 3_600_000;
 export function parseRateLimit(text: string): RateLimit {
   const match = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,5})?([smh])$/.exec(text);
   if (match === null) throw new Error('must look like 100/1s, 6000/1m or 100000/1h');
+  // The pattern above admits only what parseDuration reads.
   const windowMs = parseDuration(`${match[2] ?? '1'}${match[3]}`) as number;
   if (windowMs > LONGEST_MS) throw new Error('must have a window of at most 24h');
   return { requests: Number(match[1]), windowMs };

@@ -6,7 +6,7 @@ import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
 import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { StoreUnavailableError } from './errors.js';
-import { sqlitePath } from './store/sqlite/connection.js';
+import { BUSY_TIMEOUT_MS, sqlitePath } from './store/sqlite/connection.js';
 
 /** A start that cannot succeed as configured; the message is the line to print. */
 export class StartError extends Error {
@@ -142,6 +142,9 @@ function sqliteFailure(detail: Detail, file: string): string | undefined {
   }
   if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
     return `${file} or its folder is read-only for this user (${code}); make both writable, ${change}`;
+  }
+  if (code.startsWith('SQLITE_BUSY')) {
+    return `${file} stayed locked by another process for ${BUSY_TIMEOUT_MS / 1000} s (${code}): a server, a backup or a restore; stop it or wait for it, ${change}`;
   }
   if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
     return `${file} is not a readable SQLite database (${code}); restore it from a backup, ${change}`;

@@ -71,7 +71,7 @@ export function tokenCommand(): Command {
       refusePastedToken(id, 'not its id: revoke takes the ID that token list shows');
       if (!isTokenId(id)) throw new UsageError('that is not a token id (tok_ and 12 hex digits): revoke takes the ID that token list shows');
       const revoked = await withStore(command, (store) => store.revokeToken(id, new Date()));
-      if (!revoked) fail(`no active token has the id ${id}`);
+      if (!revoked) fail(`no token has the id ${id}, or it is revoked already`);
       process.stdout.write(`revoked ${id}\n`);
     },
   );

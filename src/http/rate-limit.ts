@@ -22,7 +22,7 @@ const POLICY = '"owner"';
 
 /**
  * What is wrong when `error` is Redis refusing what REDIS_URL asks for: its login (a wrong user
- * or password, or none where Redis wants one), what its user may do (its ACL), or its database number (ioredis sends SELECT on
+ * or password, or none where Redis wants one), its user's right to select the database, or its database number (ioredis sends SELECT on
  * each connect, reports Redis' answer as an 'error' event, then calls the connection ready).
  * Undefined for any other error.
  */
@@ -32,7 +32,7 @@ function refusal(error: Error, url: string): string | undefined {
   if (/^NOAUTH\b/.test(error.message) && password === '') return `${redis} asks for a password, and REDIS_URL has none; add it (redis://:password@host:6379)`;
   if (/^(WRONGPASS|NOAUTH)\b/.test(error.message)) return `${redis} refused the login (${error.message}); fix the user name or password in REDIS_URL`;
   if (/^NOPERM\b/.test(error.message)) {
-    return `${redis} does not let REDIS_URL's user do what the rate limiter needs (${error.message}); allow it the database, the commands and the keys in Redis' ACL, or use another user`;
+    return `${redis} does not let REDIS_URL's user select its database (${error.message}); allow it in the user's ACL (+select), or use another user`;
   }
   if ((error as { command?: { name?: unknown } }).command?.name !== 'select') return undefined;
   const database = pathname.slice(1) || searchParams.get('db');

@@ -171,6 +171,23 @@ describe('plantstore backup and restore', () => {
     assert.ok(!existsSync(join(dir, 'b.db')) && !existsSync(join(dir, 'b.db.partial')), 'no backup file is left');
   });
 
+  test('a live database too damaged to be read is named in one line, and no backup file is left', async (t) => {
+    const dir = tempDir(t);
+    const damaged = join(dir, 'damaged.db');
+    assert.equal((await runCli(['migrate'], { DATABASE_URL: `sqlite:${damaged}` })).code, 0);
+    const db = new Database(damaged);
+    db.pragma('journal_mode = DELETE');
+    db.close();
+    const bytes = readFileSync(damaged);
+    bytes.fill(0xff, 100, 4096); // the schema's page, past the file header
+    writeFileSync(damaged, bytes);
+
+    const backup = await runCli(['backup', join(dir, 'b.db')], { DATABASE_URL: `sqlite:${damaged}` });
+    assert.equal(backup.code, 1);
+    assert.match(backup.stderr, new RegExp(`^plantstore: ${damaged.replaceAll('.', '\\.')} is damaged \\(SQLITE_(CORRUPT|NOTADB)\\): SQLite cannot read it to copy it\\n$`));
+    assert.ok(!existsSync(join(dir, 'b.db')) && !existsSync(join(dir, 'b.db.partial')), 'no backup file is left');
+  });
+
   test('restore refuses an intact SQLite file that lacks either plantstore table, saying it is not a plantstore database', async (t) => {
     const dir = tempDir(t);
     const env = { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` };

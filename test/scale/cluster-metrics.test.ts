@@ -53,9 +53,8 @@ test('a process that is no cluster worker reads its own registry, even when its 
 import { metricsReader } from ${JSON.stringify(CLUSTER_METRICS)};
 const registry = new Registry();
 new Counter({ name: 'forked_requests_total', help: 'requests', registers: [registry] }).inc(3);
-const started = Date.now();
 const text = await metricsReader(registry)();
-console.log(JSON.stringify({ text, ms: Date.now() - started }));
+console.log(JSON.stringify({ text }));
 process.disconnect();
 `,
   );

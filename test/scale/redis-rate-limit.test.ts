@@ -224,7 +224,7 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
     const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: url.href, redisKeyPrefix: `plantstore-test:${uniqueName('rl')}`, logger });
     t.after(() => limiter.close());
-    await assert.rejects(limiter.started, /^StartError: cannot use Redis: Redis at \S+ does not let REDIS_URL's user do what the rate limiter needs \(NOPERM [^)]*\); allow it the database, the commands and the keys in Redis' ACL, or use another user$/);
+    await assert.rejects(limiter.started, /^StartError: cannot use Redis: Redis at \S+ does not let REDIS_URL's user select its database \(NOPERM [^)]*\); allow it in the user's ACL \(\+select\), or use another user$/);
     assert.deepEqual(lines, [], 'the start error says it all: no log line besides');
   });
 

@@ -21,10 +21,19 @@ import { storeFactories } from '../store/store-factories.js';
 
 const postgres = postgresUrlOrSkipReason();
 
-/** Mounting a read-only file system needs root and a mount command. */
+/** Mounting a read-only file system needs root on Linux, and a container may refuse it even to root: tried once. */
 function readOnlyMountSkipReason(): string | undefined {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'mounting a read-only tmpfs needs root on Linux';
-  return undefined;
+  const probe = mkdtempSync(join(tmpdir(), 'plantstore-mount-probe-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', probe], { stdio: 'ignore' });
+    execFileSync('umount', [probe]);
+    return undefined;
+  } catch {
+    return 'this machine does not let root mount a tmpfs';
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
 }
 
 /** The one line of a failed start, after checking that there is nothing else. */
@@ -123,8 +132,11 @@ describe('a data folder that cannot be used', () => {
     const dir = mkdtempSync(join(tmpdir(), 'plantstore-ro-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', dir]);
     t.after(() => {
-      execFileSync('umount', [dir]);
-      rmSync(dir, { recursive: true });
+      try {
+        execFileSync('umount', [dir]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
     const result = await runCli(['serve', '--port', '0'], { DATABASE_URL: `sqlite:${join(dir, 'p.db')}` });
     assert.match(onlyLine(result), /^plantstore: cannot use the database: cannot open .*p\.db \(SQLITE_CANTOPEN\): its folder is on a read-only file system .*ReadWritePaths=.*DATABASE_URL/);
@@ -176,6 +188,12 @@ describe('the line for an error as the drivers give it', () => {
       const line = lineFor(sqliteError('SQLITE_CANTOPEN'), { ...sqlite, databaseUrl: `sqlite:${join(folder, 'p.db')}` });
       assert.match(line, /\(SQLITE_CANTOPEN\): it must be a file, in a folder that exists and that this user can write/, folder);
       assert.doesNotMatch(line, /read-only file system/, folder);
+    }
+  });
+
+  test('a database another process kept locked past the busy timeout is said to be locked, not misplaced', () => {
+    for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_RECOVERY']) {
+      assert.match(lineFor(sqliteError(code, 'database is locked'), sqlite), new RegExp(`^cannot use the database: /srv/plantstore/p\\.db stayed locked by another process for 5 s \\(${code}\\): a server, a backup or a restore; stop it or wait for it`));
     }
   });
 

@@ -37,7 +37,7 @@ function inspect(file: string, shownAs = file): BackupSummary {
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
   } catch (error) {
-    throw new BackupError(`cannot open ${file} (${sqliteCode(error) ?? (error as Error).message})`);
+    throw new BackupError(`cannot open ${shownAs} (${sqliteCode(error) ?? (error as Error).message})`);
   }
   try {
     const check = db.pragma('quick_check', { simple: true });
@@ -51,8 +51,8 @@ function inspect(file: string, shownAs = file): BackupSummary {
     if (error instanceof BackupError) throw error;
     // A backup made in WAL mode (as plantstore's were before they were made in rollback mode)
     // needs its -shm beside it, even to be read.
-    if (sqliteCode(error) === 'SQLITE_READONLY_DIRECTORY') throw new BackupError(`${file} can be read only from a folder this user can write; copy it into one`);
-    throw new BackupError(`${file} is not a readable SQLite database (${sqliteCode(error) ?? (error as Error).message})`);
+    if (sqliteCode(error) === 'SQLITE_READONLY_DIRECTORY') throw new BackupError(`${shownAs} can be read only from a folder this user can write; copy it into one`);
+    throw new BackupError(`${shownAs} is not a readable SQLite database (${sqliteCode(error) ?? (error as Error).message})`);
   } finally {
     db.close();
   }
@@ -99,7 +99,9 @@ async function copy(source: string, destination: string): Promise<void> {
       copied.close();
     }
   } catch (error) {
-    if (sqliteCode(error) === 'SQLITE_FULL') throw new BackupError(`the disk that holds ${destination} is full`);
+    const code = sqliteCode(error);
+    if (code === 'SQLITE_FULL') throw new BackupError(`the disk that holds ${destination} is full`);
+    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw new BackupError(`${source} is damaged (${code}): SQLite cannot read it to copy it`);
     throw error;
   } finally {
     db.close();

@@ -41,7 +41,7 @@ export function sqlitePath(databaseUrl: string): string {
   return databaseUrl.slice('sqlite:'.length);
 }
 
-const BUSY_TIMEOUT_MS = 5000;
+export const BUSY_TIMEOUT_MS = 5000;
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
@@ -55,7 +55,8 @@ function switchToWal(db: Database.Database): void {
       db.pragma('journal_mode = WAL');
       return;
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
       Atomics.wait(PAUSE, 0, 0, 10); // at the start, or in the writer thread: never while serving
     }
   }
