@@ -26,6 +26,30 @@ if (skip !== undefined) process.stdout.write(`# Redis rate-limit tests skipped: 
 const FALLBACK_WARNING = 'Redis does not answer: RATE_LIMIT is counted per process until it is back';
 const BACK = 'Redis answers again: RATE_LIMIT is counted in Redis';
 
+/** A Redis user of its own, with `password` and every command but those `rules` take away; the URL logs in as it. */
+async function redisUser(t: TestContext, password: string, ...rules: string[]): Promise<{ admin: Redis; user: string; url: URL }> {
+  const admin = new Redis(redisUrl as string);
+  const user = uniqueName('plantstore-test-user');
+  t.after(async () => {
+    await admin.call('ACL', 'DELUSER', user);
+    admin.disconnect();
+  });
+  await admin.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '+@all', ...rules);
+  const url = new URL(redisUrl as string);
+  url.username = user;
+  url.password = password;
+  return { admin, user, url };
+}
+
+/** A limiter on `url` whose log lines are kept. */
+function loggingLimiter(t: TestContext, url: URL): { limiter: ReturnType<typeof createRateLimiter>; lines: { msg: string; reason?: string }[] } {
+  const lines: { msg: string; reason?: string }[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+  const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: url.href, redisKeyPrefix: `plantstore-test:${uniqueName('rl')}`, logger });
+  t.after(() => limiter.close());
+  return { limiter, lines };
+}
+
 /** A SQLite database with one owner's token, for servers started on it. */
 async function databaseWithToken(t: TestContext): Promise<{ databaseUrl: string; token: string }> {
   const databaseUrl = `sqlite:${join(tempDir(t), 'plantstore.db')}`;
@@ -209,40 +233,16 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
   });
 
   test("a REDIS_URL whose user may not use its database stops the start naming the user's permissions, and is not logged besides", { timeout: 15_000 }, async (t) => {
-    const admin = new Redis(redisUrl as string);
-    const user = uniqueName('plantstore-test-user');
-    t.after(async () => {
-      await admin.call('ACL', 'DELUSER', user);
-      admin.disconnect();
-    });
-    await admin.call('ACL', 'SETUSER', user, 'on', '>a-password', '~*', '+@all', '-select');
-    const url = new URL(redisUrl as string);
-    url.username = user;
-    url.password = 'a-password';
+    const { url } = await redisUser(t, 'a-password', '-select');
     url.pathname = '/1';
-    const lines: { msg: string }[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
-    const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: url.href, redisKeyPrefix: `plantstore-test:${uniqueName('rl')}`, logger });
-    t.after(() => limiter.close());
+    const { limiter, lines } = loggingLimiter(t, url);
     await assert.rejects(limiter.started, /^StartError: cannot use Redis: Redis at \S+ does not let REDIS_URL's user select its database \(NOPERM [^)]*\); allow it in the user's ACL \(\+select\), or use another user$/);
     assert.deepEqual(lines, [], 'the start error says it all: no log line besides');
   });
 
   test('a login Redis refuses after the start is logged once, not on every reconnect', { timeout: 30_000 }, async (t) => {
-    const admin = new Redis(redisUrl as string);
-    const user = uniqueName('plantstore-test-user');
-    t.after(async () => {
-      await admin.call('ACL', 'DELUSER', user);
-      admin.disconnect();
-    });
-    await admin.call('ACL', 'SETUSER', user, 'on', '>first-password', '~*', '+@all');
-    const url = new URL(redisUrl as string);
-    url.username = user;
-    url.password = 'first-password';
-    const lines: { msg: string; reason?: string }[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
-    const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: url.href, redisKeyPrefix: `plantstore-test:${uniqueName('rl')}`, logger });
-    t.after(() => limiter.close());
+    const { admin, user, url } = await redisUser(t, 'first-password');
+    const { limiter, lines } = loggingLimiter(t, url);
     await limiter.started;
     assert.equal((await limiter.consume('ana')).remaining, 4);
 
@@ -263,20 +263,8 @@ describe('RATE_LIMIT counted in Redis', { skip }, () => {
   });
 
   test('a login refused again after Redis took it back in between is logged again', { timeout: 30_000 }, async (t) => {
-    const admin = new Redis(redisUrl as string);
-    const user = uniqueName('plantstore-test-user');
-    t.after(async () => {
-      await admin.call('ACL', 'DELUSER', user);
-      admin.disconnect();
-    });
-    await admin.call('ACL', 'SETUSER', user, 'on', '>first-password', '~*', '+@all');
-    const url = new URL(redisUrl as string);
-    url.username = user;
-    url.password = 'first-password';
-    const lines: { msg: string }[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
-    const limiter = createRateLimiter({ limit: { requests: 5, windowMs: 60_000 }, redisUrl: url.href, redisKeyPrefix: `plantstore-test:${uniqueName('rl')}`, logger });
-    t.after(() => limiter.close());
+    const { admin, user, url } = await redisUser(t, 'first-password');
+    const { limiter, lines } = loggingLimiter(t, url);
     await limiter.started;
     const refusals = () => lines.filter((line) => line.msg === 'Redis refuses what REDIS_URL asks for').length;
     const refuseLogin = async (outage: number) => {
