@@ -22,8 +22,9 @@ const POLICY = '"owner"';
 
 /**
  * What is wrong when `error` is Redis refusing what REDIS_URL asks for: its login (a wrong user
- * or password, or none where Redis wants one), its user's right to select the database, or its database number (ioredis sends SELECT on
- * each connect, reports Redis' answer as an 'error' event, then calls the connection ready).
+ * or password, or none where Redis wants one), its user's right to select the database, or its
+ * database number (ioredis sends SELECT on each connect, reports Redis' answer as an 'error'
+ * event, then calls the connection ready).
  * Undefined for any other error.
  */
 function refusal(error: Error, url: string): string | undefined {

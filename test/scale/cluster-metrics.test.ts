@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { runToEnd } from '../helpers/process.js';
 import { tempDir } from '../helpers/server.js';
 
 const CLUSTER_METRICS = fileURLToPath(new URL('../../src/http/cluster-metrics.js', import.meta.url));
@@ -35,11 +36,8 @@ if (cluster.isPrimary) {
 }
 `,
   );
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const { code, stdout, stderr } = await runToEnd(process.execPath, [script]);
+  const output = stdout + stderr;
   assert.match(output, /supervisor alive/, output);
   assert.equal(code, 0, output);
 });
@@ -106,12 +104,7 @@ if (cluster.isPrimary) {
 }
 `,
   );
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const { code, stdout, stderr } = await runToEnd(process.execPath, [script]);
   assert.equal(code, 0, stderr);
   const scrapes = stdout.trim().split('\n').map((line) => JSON.parse(line) as string[]);
   assert.deepEqual(scrapes, [

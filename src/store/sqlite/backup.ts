@@ -6,7 +6,7 @@
 import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { createPrivateFolder } from './connection.js';
+import { BUSY_TIMEOUT_MS, createPrivateFolder } from './connection.js';
 
 /** A backup or restore that cannot be done; the message is one line for the operator. */
 export class BackupError extends Error {
@@ -90,7 +90,7 @@ async function copy(source: string, destination: string): Promise<void> {
   closeSync(openSync(destination, 'wx', 0o600));
   const db = new Database(source, { fileMustExist: true });
   try {
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     await db.backup(destination, { progress: () => ALL_PAGES });
     const copied = new Database(destination, { fileMustExist: true });
     try {
